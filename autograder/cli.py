@@ -1,0 +1,97 @@
+"""The instructor's command line: a thin layer over the library functions in this package."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from autograder import commands
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments give one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # noqa: D401 (argparse API)
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _course_dir(value: str) -> Path:
+    path = Path(value).resolve()
+    if not (path / "nbgrader_config.py").is_file():
+        raise argparse.ArgumentTypeError(f"{value} is not a course directory (it has no nbgrader_config.py)")
+    return path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="autograder",
+        description="Build, release, grade and report on the PyTorch tensors course (run from the course directory).",
+    )
+    parser.add_argument("--course-dir", type=_course_dir, default=None, help="the course directory (default: the current one)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+
+    p = sub.add_parser("build", help="turn lessons/<id>.py into the nbgrader source notebooks in source/",
+                       description="Write source/<id>/<id>.ipynb from lessons/<id>.py for each lesson (all when none is named).")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="lesson ids, such as 01_tensors")
+
+    p = sub.add_parser("release", help="generate release/ from source/ with nbgrader, then check it for leaks",
+                       description="Generate release/<id>/ from source/<id>/ with nbgrader, then scan the release for "
+                                   "solutions, hidden tests and quiz keys; exit 1 if anything leaked.")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all in source/)")
+
+    p = sub.add_parser("grade", help="autograde submitted/ into autograded/ and the gradebook",
+                       description="Grade submitted/<student>/<assignment>/ like `nbgrader autograde`: write "
+                                   "autograded/ and the gradebook, then print a summary.")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all in source/)")
+    p.add_argument("--student", metavar="ID", help="grade only this student")
+    p.add_argument("--workers", type=_positive_int, default=None, metavar="N", help="parallel workers (default: the number of cores)")
+
+    p = sub.add_parser("feedback", help="write feedback/ for graded submissions (verdicts and messages, no hidden source)",
+                       description="Generate the HTML feedback students get back, with nbgrader's generate_feedback.")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all graded)")
+    p.add_argument("--student", metavar="ID", help="only this student")
+
+    p = sub.add_parser("export", help="write the grades as CSV (nbgrader's format)",
+                       description="Export every grade in the gradebook to a CSV file with nbgrader's exporter.")
+    p.add_argument("--to", default="grades.csv", metavar="FILE", help="output CSV (default: grades.csv)")
+
+    p = sub.add_parser("demo", help="grade a small sample class end to end in a temporary copy of the course",
+                       description="Copy the course to a temporary folder, release it, make a small class of sample "
+                                   "submissions, grade them, write feedback and a CSV, and print a score table. The "
+                                   "working tree is left untouched.")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all)")
+    p.add_argument("--keep", metavar="DIR", help="work in DIR (kept afterwards) instead of a temporary folder")
+    return parser
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {number}")
+    return number
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    course_dir = args.course_dir
+    if course_dir is None:
+        try:
+            course_dir = _course_dir(".")
+        except argparse.ArgumentTypeError as exc:
+            parser.error(str(exc))
+    try:
+        return commands.run(args.command, course_dir, args)
+    except commands.UsageError as exc:
+        parser.error(str(exc))
+    except KeyboardInterrupt:
+        print("interrupted: what was graded is kept; run the same command again to finish", file=sys.stderr)
+        return 130
+    return 0

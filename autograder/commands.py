@@ -1,0 +1,194 @@
+"""The library behind each command; the CLI only parses arguments and calls these."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from autograder import authoring, gradebook, leaks, samples, stock
+
+
+class UsageError(ValueError):
+    """Bad input from the user (unknown assignment, missing folder); shown as one line."""
+
+
+def source_assignments(course_dir: Path) -> list[str]:
+    source = course_dir / "source"
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))) if source.is_dir() else []
+
+
+def _chosen(course_dir: Path, assignments: list[str] | None) -> list[str]:
+    known = source_assignments(course_dir)
+    if not assignments:
+        return known
+    unknown = [a for a in assignments if a not in known]
+    if unknown:
+        raise UsageError(f"unknown assignment {', '.join(unknown)} (known: {', '.join(known) or 'none'})")
+    return list(assignments)
+
+
+def build(course_dir: Path, *, assignments: list[str] | None = None) -> list[Path]:
+    try:
+        return authoring.build(course_dir, assignments=assignments)
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def release(course_dir: Path, *, assignments: list[str] | None = None, progress: bool = True) -> list[leaks.Leak]:
+    """Generate release/ with nbgrader and return every leak found in it (an empty list is success)."""
+    chosen = _chosen(course_dir, assignments)
+    for assignment in tqdm(chosen, desc="release", unit="assignment", disable=not progress):
+        stock.generate_assignment(course_dir, assignment)
+    return leaks.scan_release(course_dir, chosen)
+
+
+def submitted_pairs(course_dir: Path, assignments: list[str], student: str | None) -> list[tuple[str, str]]:
+    """(student, assignment) for every submission folder present."""
+    submitted = course_dir / "submitted"
+    if not submitted.is_dir():
+        raise UsageError(f"nothing to grade: {submitted} does not exist")
+    students = [student] if student else sorted(p.name for p in submitted.iterdir() if p.is_dir())
+    if student and not (submitted / student).is_dir():
+        raise UsageError(f"no submissions for student {student!r} in {submitted}")
+    return [(s, a) for s in students for a in assignments if (submitted / s / a).is_dir()]
+
+
+def grade(
+    course_dir: Path,
+    *,
+    assignments: list[str] | None = None,
+    student: str | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> dict[tuple[str, str], str]:
+    """Grade every submission; returns {(student, assignment): "ok" or the reason it failed}."""
+    chosen = _chosen(course_dir, assignments)
+    pairs = submitted_pairs(course_dir, chosen, student)
+    results: dict[tuple[str, str], str] = {}
+    for who, assignment in tqdm(pairs, desc="grade", unit="notebook", disable=not progress):
+        proc = stock.autograde(course_dir, assignment, student=who)
+        failed = proc.returncode != 0 or not (course_dir / "autograded" / who / assignment).is_dir()
+        results[(who, assignment)] = _failure_reason(proc.stdout) if failed else "ok"
+    return results
+
+
+def _failure_reason(log: str) -> str:
+    for line in reversed(log.splitlines()):
+        if "Error" in line or "error" in line:
+            return line.strip()[:200]
+    return "nbgrader autograde failed"
+
+
+def feedback(course_dir: Path, *, assignments: list[str] | None = None, student: str | None = None) -> Path:
+    chosen = _chosen(course_dir, assignments)
+    for assignment in chosen:
+        if (course_dir / "autograded").is_dir() and any((course_dir / "autograded").glob(f"*/{assignment}")):
+            stock.generate_feedback(course_dir, assignment, student=student)
+    return course_dir / "feedback"
+
+
+def export(course_dir: Path, *, to: Path) -> Path:
+    stock.export_csv(course_dir, to)
+    return to
+
+
+def format_table(course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None) -> str:
+    """A plain-text score table: one block per assignment, a row per student, a column per item."""
+    rows = gradebook.item_scores(course_dir, assignments=assignments)
+    out: list[str] = []
+    for assignment in sorted({r.assignment for r in rows}):
+        mine = [r for r in rows if r.assignment == assignment]
+        items = sorted({r.item for r in mine}, key=lambda i: [r.item for r in mine].index(i))
+        maxima = {r.item: r.max_score for r in mine}
+        students = sorted({r.student for r in mine})
+        short = [i.removeprefix("test_").removeprefix("answer_") for i in items]
+        width = max(6, *(len(s) for s in students))
+        out.append(f"\n{assignment}")
+        out.append(" " * width + "  " + "  ".join(f"{s[:12]:>12}" for s in short) + f"  {'total':>9}")
+        for who in students:
+            scores = {r.item: r.score for r in mine if r.student == who}
+            cells = [f"{scores.get(i, 0):>5g}/{maxima[i]:<6g}" for i in items]
+            total = sum(scores.values())
+            line = f"{who:<{width}}  " + "  ".join(f"{c:>12}" for c in cells) + f"  {total:>4g}/{sum(maxima.values()):<4g}"
+            if notes and who in notes:
+                line += f"  {notes[who]}"
+            out.append(line)
+    return "\n".join(out)
+
+
+def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path | None = None) -> Path:
+    """Grade the sample class in a copy of the course; returns the folder it worked in."""
+    chosen = _chosen(course_dir, assignments)
+    work = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix="autograder-demo-"))
+    work.mkdir(parents=True, exist_ok=True)
+    for name in ("nbgrader_config.py", "source"):
+        target = work / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        (shutil.copytree if (course_dir / name).is_dir() else shutil.copy2)(course_dir / name, target)
+    for stale in ("release", "submitted", "autograded", "feedback", "gradebook.db"):
+        path = work / stale
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    print(f"Working in {work}")
+    found = release(work, assignments=chosen)
+    if found:
+        raise RuntimeError("the release leaks instructor text:\n" + "\n".join(map(str, found[:20])))
+    students = samples.write_demo_class(work, assignments=chosen)
+    started = time.perf_counter()
+    results = grade(work, assignments=chosen)
+    elapsed = time.perf_counter() - started
+    feedback(work, assignments=chosen)
+    csv_path = export(work, to=work / "grades.csv")
+    print(format_table(work, assignments=chosen, notes=students))
+    failed = {k: v for k, v in results.items() if v != "ok"}
+    print(f"\nGraded {len(results) - len(failed)} of {len(results)} notebooks in {elapsed:.1f} s.")
+    for (who, assignment), reason in sorted(failed.items()):
+        print(f"  not graded: {who}/{assignment}: {reason}")
+    print(f"Gradebook: {work / 'gradebook.db'}")
+    print(f"Grades CSV: {csv_path}")
+    print(f"Feedback:   {work / 'feedback'}")
+    print(f"Autograded: {work / 'autograded'}")
+    return work
+
+
+def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
+    if command == "build":
+        for path in build(course_dir, assignments=args.assignments):
+            print(f"wrote {path.relative_to(course_dir)}")
+        return 0
+    if command == "release":
+        found = release(course_dir, assignments=args.assignments)
+        if found:
+            print(f"release/ leaks instructor text ({len(found)} places):", file=sys.stderr)
+            for leak in found[:50]:
+                print(f"  {leak}", file=sys.stderr)
+            return 1
+        print("release/ written; no solution, hidden test or quiz key found in it.")
+        return 0
+    if command == "grade":
+        results = grade(course_dir, assignments=args.assignments, student=args.student, workers=args.workers)
+        print(format_table(course_dir, assignments=args.assignments))
+        failed = {k: v for k, v in results.items() if v != "ok"}
+        print(f"\nGraded {len(results) - len(failed)} of {len(results)} notebooks.")
+        for (who, assignment), reason in sorted(failed.items()):
+            print(f"  not graded: {who}/{assignment}: {reason}")
+        return 0
+    if command == "feedback":
+        print(f"feedback written to {feedback(course_dir, assignments=args.assignments, student=args.student)}")
+        return 0
+    if command == "export":
+        print(f"grades written to {export(course_dir, to=Path(args.to).resolve())}")
+        return 0
+    if command == "demo":
+        demo(course_dir, assignments=args.assignments, keep=Path(args.keep) if args.keep else None)
+        return 0
+    raise UsageError(f"unknown command {command!r}")

@@ -1,0 +1,178 @@
+"""Checks used by the lessons' test cells.
+
+Each check raises `CheckFailed` with a sentence a student can act on: what was expected, what was
+found, in the words the lessons use (shape, dtype, device, shared memory, gradient).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import torch
+
+
+class CheckFailed(AssertionError):
+    """A check did not pass; the message is meant for the student."""
+
+
+def fail(message: str) -> None:
+    raise CheckFailed(message)
+
+
+def passed(item: str, note: str = "") -> None:
+    """Print the line a student sees when the visible checks of `item` pass."""
+    print(f"✓ {item}: the visible checks pass." + (f" {note}" if note else ""))
+
+
+def _fmt_shape(shape: Any) -> str:
+    return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _type_name(value: Any) -> str:
+    cls = type(value)
+    if cls.__module__ in ("builtins",):
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def check_true(condition: Any, message: str) -> None:
+    if condition is not True and not (isinstance(condition, (bool, np.bool_)) and bool(condition)):
+        fail(message)
+
+
+def check_type(value: Any, types: type | tuple[type, ...], *, what: str = "the result") -> None:
+    if not isinstance(value, types):
+        names = types.__name__ if isinstance(types, type) else " or ".join(t.__name__ for t in types)
+        fail(f"Expected {what} to be a {names}, but found a {_type_name(value)}: {value!r:.200}.")
+
+
+def check_equal(found: Any, expected: Any, *, what: str = "the result") -> None:
+    """Plain values (numbers, strings, tuples, dicts); no tensors."""
+    if type(found) in (float,) or type(expected) in (float,):
+        ok = isinstance(found, (int, float)) and not isinstance(found, bool) and math.isclose(
+            found, expected, rel_tol=1e-6, abs_tol=1e-9
+        )
+    else:
+        ok = type(found) is type(expected) and found == expected
+        if not ok and isinstance(expected, tuple) and isinstance(found, torch.Size):
+            ok = tuple(found) == expected
+    if not ok:
+        fail(f"Expected {what} to be {expected!r}, but found {found!r:.300}.")
+
+
+def check_shape(found: Any, expected: Iterable[int], *, what: str = "the shape") -> None:
+    """A tuple of ints or a torch.Size equal to `expected`."""
+    expected = tuple(expected)
+    if not isinstance(found, (tuple, torch.Size)):
+        fail(f"Expected {what} to be a tuple of ints like {expected}, but found a {_type_name(found)}: {found!r:.200}.")
+    if not all(isinstance(s, int) and not isinstance(s, bool) for s in found):
+        fail(f"Expected {what} to hold plain ints, but found {found!r:.200}.")
+    if tuple(found) != expected:
+        fail(f"Expected {what} {_fmt_shape(expected)}, but found {_fmt_shape(found)}.")
+
+
+def check_tensor(
+    found: Any,
+    expected: torch.Tensor,
+    *,
+    what: str = "the result",
+    dtype: bool = True,
+    device: bool = True,
+    requires_grad: bool | None = None,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+) -> None:
+    """Compare a tensor with an expected one, property by property, in the lessons' words."""
+    if not isinstance(found, torch.Tensor):
+        fail(f"Expected {what} to be a torch.Tensor, but found a {_type_name(found)}: {found!r:.200}.")
+    if tuple(found.shape) != tuple(expected.shape):
+        fail(f"Expected {what} to have shape {_fmt_shape(expected.shape)}, but found shape {_fmt_shape(found.shape)}.")
+    if dtype and found.dtype != expected.dtype:
+        fail(f"Expected {what} to have dtype {_dtype_name(expected.dtype)}, but found dtype {_dtype_name(found.dtype)}.")
+    if device and found.device != expected.device:
+        fail(f"Expected {what} to live on device '{expected.device}', but found it on '{found.device}'.")
+    if requires_grad is not None and found.requires_grad != requires_grad:
+        if requires_grad:
+            fail(f"Expected {what} to require grad (requires_grad=True), but it does not.")
+        fail(f"Expected {what} not to require grad, but found requires_grad=True (detach it, or compute it under torch.no_grad()).")
+    if found.device.type == "meta" or expected.device.type == "meta":
+        return
+    a = found.detach().to("cpu")
+    b = expected.detach().to("cpu")
+    if a.dtype != b.dtype:
+        common = torch.promote_types(a.dtype, b.dtype)
+        a, b = a.to(common), b.to(common)
+    if a.is_floating_point() or a.is_complex():
+        close = torch.isclose(a, b, atol=atol, rtol=rtol, equal_nan=True)
+    else:
+        close = a == b
+    if not bool(close.all()):
+        bad = (~close).nonzero()
+        index = tuple(int(i) for i in bad[0]) if bad.numel() else ()
+        where = f" at index {index}" if index else ""
+        fail(
+            f"Expected {what} to hold the right values, but {int((~close).sum())} of {close.numel()} differ"
+            f"; first{where}: expected {b[index].item() if index or b.dim() == 0 else b!r}, "
+            f"found {a[index].item() if index or a.dim() == 0 else a!r}."
+        )
+
+
+def check_array(found: Any, expected: np.ndarray, *, what: str = "the result", atol: float = 1e-6) -> None:
+    """Compare a NumPy array with an expected one: type, shape, dtype, values."""
+    if not isinstance(found, np.ndarray):
+        fail(f"Expected {what} to be a NumPy array (numpy.ndarray), but found a {_type_name(found)}.")
+    if found.shape != expected.shape:
+        fail(f"Expected {what} to have shape {_fmt_shape(expected.shape)}, but found shape {_fmt_shape(found.shape)}.")
+    if found.dtype != expected.dtype:
+        fail(f"Expected {what} to have dtype {expected.dtype}, but found dtype {found.dtype}.")
+    if expected.dtype.kind in "fc":
+        ok = np.allclose(found, expected, atol=atol, equal_nan=True)
+    else:
+        ok = np.array_equal(found, expected)
+    if not ok:
+        fail(f"Expected {what} to hold the right values, but they differ: expected {expected!r:.200}, found {found!r:.200}.")
+
+
+def check_device(found: Any, expected: str | torch.device, *, what: str = "the result") -> None:
+    if not isinstance(found, torch.Tensor):
+        fail(f"Expected {what} to be a torch.Tensor, but found a {_type_name(found)}.")
+    expected = torch.device(expected)
+    same = found.device == expected or (
+        expected.index is None and found.device.type == expected.type
+    )
+    if not same:
+        fail(f"Expected {what} to live on device '{expected}', but found it on '{found.device}'.")
+
+
+def check_raises(
+    exc_types: type[BaseException] | tuple[type[BaseException], ...],
+    func: Callable[..., Any],
+    *args: Any,
+    what: str,
+    **kwargs: Any,
+) -> BaseException:
+    """`func(*args, **kwargs)` must raise one of `exc_types`; returns the exception."""
+    names = exc_types.__name__ if isinstance(exc_types, type) else " or ".join(t.__name__ for t in exc_types)
+    try:
+        result = func(*args, **kwargs)
+    except exc_types as exc:
+        return exc
+    except Exception as exc:
+        fail(f"Expected {what} to raise {names}, but it raised {type(exc).__name__}: {exc}.")
+    fail(f"Expected {what} to raise {names}, but it returned {result!r:.200}.")
+    raise AssertionError("unreachable")
+
+
+def check_float(found: Any, expected: float, *, what: str = "the result", tol: float = 1e-5) -> None:
+    """A plain Python float (not a tensor, not a NumPy scalar) close to `expected`."""
+    if type(found) is not float:
+        hint = " Use .item() to turn a one-element tensor into a Python float." if isinstance(found, torch.Tensor) else ""
+        fail(f"Expected {what} to be a Python float, but found a {_type_name(found)}.{hint}")
+    if not math.isclose(found, expected, rel_tol=tol, abs_tol=tol):
+        fail(f"Expected {what} to be about {expected:.6g}, but found {found:.6g}.")
