@@ -72,6 +72,14 @@ def parse_lesson(text: str, *, name: str = "<lesson>") -> list[Cell]:
     return cells
 
 
+VISIBLE_CHECK = re.compile(r"^(?!\s*(from|import)\b).*\bcheck_\w+\(", re.MULTILINE)
+
+
+def has_visible_check(test_source: str) -> bool:
+    """A test cell calls at least one check before its hidden region (imports don't count)."""
+    return bool(VISIBLE_CHECK.search(test_source.split("### BEGIN HIDDEN TESTS")[0]))
+
+
 def _validate(cells: list[Cell], name: str) -> None:
     answers = [c.item for c in cells if c.kind == "answer"]
     tests = [c.item for c in cells if c.kind == "test"]
@@ -91,8 +99,7 @@ def _validate(cells: list[Cell], name: str) -> None:
         if cell.kind == "test" and "### BEGIN HIDDEN TESTS" not in source:
             raise LessonSyntaxError(f"{name}:{cell.line_no}: test cell of {cell.item} has no hidden tests")
         if cell.kind == "test":
-            visible = source.split("### BEGIN HIDDEN TESTS")[0]
-            if "check" not in visible:
+            if not has_visible_check(source):
                 raise LessonSyntaxError(f"{name}:{cell.line_no}: test cell of {cell.item} has no visible check")
 
 

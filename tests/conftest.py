@@ -1,0 +1,41 @@
+"""Shared fixtures: the repo's course directory and throwaway copies of it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def lessons() -> list[str]:
+    return sorted(p.stem for p in (ROOT / "lessons").glob("[0-9][0-9]_*.py"))
+
+
+def copy_course(target: Path, *, with_release: bool = True) -> Path:
+    """A copy of the course fit for grading: config, source/ and (optionally) release/."""
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / "nbgrader_config.py", target / "nbgrader_config.py")
+    shutil.copytree(ROOT / "source", target / "source")
+    if with_release:
+        shutil.copytree(ROOT / "release", target / "release")
+    for extra in ("tests/corpus", "lessons"):
+        if (ROOT / extra).is_dir():
+            shutil.copytree(ROOT / extra, target / extra)
+    return target
+
+
+@pytest.fixture
+def course_copy(tmp_path: Path) -> Path:
+    return copy_course(tmp_path / "course")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regenerate", action="store_true", help="rewrite golden files (source/ notebooks) instead of comparing")

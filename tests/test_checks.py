@@ -1,0 +1,147 @@
+"""course.checks and course.quiz: they pass what is right, fail what is wrong, and say why in plain words."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
+
+from course.checks import (
+    CheckFailed,
+    check_array,
+    check_equal,
+    check_float,
+    check_raises,
+    check_shape,
+    check_tensor,
+)
+from course.quiz import check_choice, check_int_tuple, check_key, check_nested_floats
+
+floats = arrays(np.float32, array_shapes(min_dims=0, max_dims=3, max_side=4), elements=st.floats(-100, 100, width=32))
+
+
+def _reference_close(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> bool:
+    """The slow, obvious definition: every element pair within tolerance."""
+    return all(math.isclose(x, y, rel_tol=0, abs_tol=atol + rtol * abs(y)) for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(floats, st.floats(-1, 1))
+def test_check_tensor_values_agree_with_reference(values, shift):
+    expected = torch.from_numpy(values.copy())
+    found = expected + shift
+    agree = _reference_close(found.numpy(), expected.numpy(), 1e-6, 1e-5)
+    try:
+        check_tensor(found, expected)
+        passed = True
+    except CheckFailed as exc:
+        passed = False
+        assert "values" in str(exc)
+    # float32 rounding near the tolerance edge may differ by one ulp; stay away from the edge
+    near_edge = any(abs(abs(shift) - (1e-6 + 1e-5 * abs(float(y)))) < 1e-6 for y in values.ravel().tolist())
+    if not near_edge:
+        assert passed == agree
+
+
+@pytest.mark.parametrize(
+    "found, expected, word",
+    [
+        (torch.zeros(2, 3), torch.zeros(3, 2), "shape (3, 2), but found shape (2, 3)"),
+        (torch.zeros(2, dtype=torch.float64), torch.zeros(2), "dtype float32, but found dtype float64"),
+        (torch.zeros(2, device="meta"), torch.zeros(2), "device 'cpu', but found it on 'meta'"),
+        (np.zeros(2), torch.zeros(2), "torch.Tensor, but found a numpy.ndarray"),
+        (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0]), "1 of 2 differ; first at index (1,): expected 3.0, found 2.0"),
+    ],
+)
+def test_check_tensor_messages(found, expected, word):
+    with pytest.raises(CheckFailed, match=word.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        check_tensor(found, expected)
+
+
+def test_check_tensor_requires_grad():
+    check_tensor(torch.ones(2), torch.ones(2), requires_grad=False)
+    with pytest.raises(CheckFailed, match="not to require grad"):
+        check_tensor(torch.ones(2, requires_grad=True), torch.ones(2), requires_grad=False)
+
+
+def test_check_shape_accepts_size_and_tuple_only():
+    check_shape(torch.Size([2, 3]), (2, 3))
+    check_shape((2, 3), (2, 3))
+    with pytest.raises(CheckFailed, match="tuple of ints"):
+        check_shape([2, 3], (2, 3))
+    with pytest.raises(CheckFailed, match="plain ints"):
+        check_shape((np.int64(2), 3), (2, 3))
+    with pytest.raises(CheckFailed, match=r"\(0, 3\), but found \(3,\)"):
+        check_shape((3,), (0, 3))
+
+
+def test_check_equal_is_strict_about_types():
+    check_equal({"a": (1, 2)}, {"a": (1, 2)})
+    with pytest.raises(CheckFailed):
+        check_equal([1, 2], (1, 2))
+    with pytest.raises(CheckFailed):
+        check_equal(True, 1)
+
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+
+def test_always_equal_objects_do_not_pass():
+    with pytest.raises(CheckFailed):
+        check_equal(AlwaysEqual(), (32, 3, 224, 224))
+    with pytest.raises(CheckFailed):
+        check_shape(AlwaysEqual(), (1,))
+    with pytest.raises(CheckFailed):
+        check_key(AlwaysEqual(), "C", name="answer", why="because")
+
+
+def test_check_array_and_float():
+    check_array(np.arange(3), np.arange(3))
+    with pytest.raises(CheckFailed, match="dtype int64, but found dtype float64"):
+        check_array(np.arange(3.0), np.arange(3))
+    check_float(0.5, 0.5)
+    with pytest.raises(CheckFailed, match=r"\.item\(\)"):
+        check_float(torch.tensor(0.5), 0.5)
+
+
+def test_check_raises():
+    def boom(x):
+        raise ValueError("no")
+
+    assert isinstance(check_raises(ValueError, boom, 1, what="boom(1)"), ValueError)
+    with pytest.raises(CheckFailed, match="to raise ValueError, but it returned 2"):
+        check_raises(ValueError, lambda x: 2, 1, what="f(1)")
+    with pytest.raises(CheckFailed, match="but it raised TypeError"):
+        check_raises(ValueError, lambda: None + 1, what="f()")
+
+
+@pytest.mark.parametrize("answer", [None, "a", "E", 1, ("A",), "AB"])
+def test_check_choice_rejects_bad_forms(answer):
+    with pytest.raises(CheckFailed):
+        check_choice(answer, "ABCD", name="answer_x")
+
+
+def test_check_choice_and_tuple_forms():
+    check_choice("B", "ABCD", name="answer_x")
+    check_int_tuple((1, 2), name="t", length=2)
+    for bad in ([1, 2], (1.0, 2), (True, 2), None):
+        with pytest.raises(CheckFailed):
+            check_int_tuple(bad, name="t", length=2)
+    with pytest.raises(CheckFailed, match="2 numbers"):
+        check_int_tuple((1, 2, 3), name="t", length=2)
+    check_nested_floats([[4.0], [6.0]], name="g", shape=(2, 1))
+    with pytest.raises(CheckFailed, match=r"\[\[0.0\], \[0.0\]\]"):
+        check_nested_floats([4.0, 6.0], name="g", shape=(2, 1))
+
+
+def test_check_key_explains():
+    with pytest.raises(CheckFailed, match="because reasons"):
+        check_key("A", "B", name="answer_x", why="because reasons")
+    check_key("B", "B", name="answer_x", why="because reasons")

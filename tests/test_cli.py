@@ -1,0 +1,57 @@
+"""Every command has help text; bad arguments give one line and exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from autograder.cli import build_parser
+from tests.conftest import ROOT
+
+COMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)
+
+
+def run(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_top_level_help_lists_every_command():
+    proc = run("--help")
+    assert proc.returncode == 0
+    for command in COMMANDS:
+        assert command in proc.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_has_help(command):
+    proc = run(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert f"usage: autograder {command}" in proc.stdout
+    description = proc.stdout.split("\n\n")[1]
+    assert len(description.split()) >= 5, f"{command} --help has no real description"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["grade", "--workers", "0"],
+        ["grade", "--workers", "many"],
+        ["grade", "no_such_assignment"],
+        ["release", "no_such_assignment"],
+        ["nonsense-command"],
+    ],
+)
+def test_bad_arguments_one_line_exit_2(args):
+    proc = run(*args)
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0], proc.stderr
+
+
+def test_outside_a_course_directory(tmp_path):
+    proc = run("grade", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "not a course directory" in proc.stderr
