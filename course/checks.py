@@ -176,3 +176,70 @@ def check_float(found: Any, expected: float, *, what: str = "the result", tol: f
         fail(f"Expected {what} to be a Python float, but found a {_type_name(found)}.{hint}")
     if not math.isclose(found, expected, rel_tol=tol, abs_tol=tol):
         fail(f"Expected {what} to be about {expected:.6g}, but found {found:.6g}.")
+
+
+def check_nested(found: Any, expected: Any, *, what: str = "the result", **tensor_checks: Any) -> None:
+    """Nested dicts, lists and tuples compared level by level.
+
+    Containers must have the same type (a tuple stays a tuple) and dicts the same keys in the same
+    order; tensors are compared with `check_tensor(**tensor_checks)`, arrays with `check_array`, and
+    every other leaf must be equal and of the same type.
+    """
+    if isinstance(expected, torch.Tensor):
+        check_tensor(found, expected, what=what, **tensor_checks)
+    elif isinstance(expected, np.ndarray):
+        check_array(found, expected, what=what)
+    elif isinstance(expected, (dict, list, tuple)):
+        if type(found) is not type(expected):
+            fail(f"Expected {what} to be a {_type_name(expected)}, but found a {_type_name(found)}: {found!r:.200}.")
+        if isinstance(expected, dict):
+            if list(found) != list(expected):
+                fail(f"Expected {what} to have the keys {list(expected)!r}, in that order, but found {list(found)!r:.200}.")
+            for key in expected:
+                check_nested(found[key], expected[key], what=f"{what}[{key!r}]", **tensor_checks)
+        else:
+            if len(found) != len(expected):
+                fail(f"Expected {what} to hold {len(expected)} items, but found {len(found)}.")
+            for index, (f, e) in enumerate(zip(found, expected)):
+                check_nested(f, e, what=f"{what}[{index}]", **tensor_checks)
+    elif type(found) is not type(expected) or found != expected:
+        fail(f"Expected {what} to be {expected!r:.200}, returned as it was, but found {found!r:.200}.")
+
+
+def check_grad_by_finite_differences(
+    found: Any,
+    f: Callable[[torch.Tensor], Any],
+    x: torch.Tensor,
+    *,
+    what: str = "the gradient",
+    eps: float = 1e-6,
+    atol: float = 1e-4,
+    rtol: float = 1e-3,
+) -> None:
+    """`found` must match the slopes of the scalar function `f` at `x`, measured by nudging each entry.
+
+    Each entry of x is moved by +eps and -eps (central differences, in float64 on the CPU, so `f`
+    must accept such a tensor) and the change of f divided by 2 * eps is compared with `found`.
+    """
+    if not isinstance(found, torch.Tensor):
+        fail(f"Expected {what} to be a torch.Tensor, but found a {_type_name(found)}: {found!r:.200}.")
+    if tuple(found.shape) != tuple(x.shape):
+        fail(f"Expected {what} to have x's shape {_fmt_shape(x.shape)}, but found shape {_fmt_shape(found.shape)}.")
+    flat = x.detach().to("cpu", torch.float64).reshape(-1)
+    slopes = torch.empty_like(flat)
+    with torch.no_grad():
+        for i in range(flat.numel()):
+            up, down = flat.clone(), flat.clone()
+            up[i] += eps
+            down[i] -= eps
+            slopes[i] = (float(f(up.reshape(x.shape))) - float(f(down.reshape(x.shape)))) / (2 * eps)
+    mine = found.detach().to("cpu", torch.float64).reshape(-1)
+    close = torch.isclose(mine, slopes, atol=atol, rtol=rtol)
+    if not bool(close.all()):
+        i = int((~close).nonzero()[0])
+        index = tuple(int(v) for v in np.unravel_index(i, tuple(x.shape)))
+        fail(
+            f"Expected {what} to match the slopes measured by nudging each entry of x by ±{eps:g} "
+            f"(finite differences), but {int((~close).sum())} of {close.numel()} entries differ; "
+            f"first at index {index}: the nudge gives {float(slopes[i]):.6g}, found {float(mine[i]):.6g}."
+        )

@@ -1,99 +1,124 @@
 # %% [markdown]
 # # Lesson 1: tensors, rank and shape
 #
-# **You will learn to** create tensors, read their rank and shape, and recognise the
-# `(batch, channels, height, width)` layout that image models expect.
+# Everything a PyTorch model touches is a tensor: the images you feed it, its weights, its
+# predictions, its loss. This lesson is about the container itself: what it holds and how to read
+# its shape.
+#
+# **By the end of this lesson you will be able to**
+#
+# - say what a tensor is, and what it adds to a NumPy array;
+# - read a tensor's rank and shape (`t.dim()`, `t.shape`, `torch.Size`) and say what each rank
+#   usually holds;
+# - create tensors with `torch.zeros`, `torch.ones` and `torch.randn`;
+# - index, slice and mask tensors the way you would NumPy arrays;
+# - lay out a batch of images as `(batch, channels, height, width)`;
+# - turn any NumPy array into a tensor, including the flipped views that `torch.from_numpy` refuses.
+#
+# Run the cell below first: it imports what the lesson needs and tells you which device it will use.
 
 # %%
 import numpy as np
 import torch
 
-from course.device import describe_setup, default_device
+from course.device import default_device, describe_setup
+from course.pictures.tensors import batch_layout, rank_ladder
 
+torch.manual_seed(0)
 device = default_device()
 print(describe_setup())
 
 # %% [markdown]
-# ## Rank and shape
+# ## What a tensor is
 #
-# A tensor's *rank* is its number of dimensions (`t.dim()`); its *shape* (`t.shape`, a `torch.Size`)
-# lists the size of each dimension.
+# A tensor is a block of numbers arranged along any number of axes, all of one type. It can hold a
+# single number, a list of numbers, a table, or a stack of tables. Four properties describe every
+# tensor, and you will print them again and again:
+#
+# - its **shape**: how many numbers lie along each axis;
+# - its **dtype**: the kind of number stored (`float32`, `int64`, ...; lesson 2);
+# - its **device**: where the numbers live, in main memory (`cpu`) or on a GPU (`cuda`; lesson 3);
+# - whether it **requires grad**: whether PyTorch records what is computed from it, so that it can
+#   work out gradients later (lesson 6).
 
 # %%
-scalar = torch.tensor(3.0)
-vector = torch.tensor([1.0, 2.0, 3.0])
-matrix = torch.zeros(2, 3)
-print(scalar.dim(), vector.dim(), matrix.dim())
-print(matrix.shape, tuple(matrix.shape))
+x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+print(x)
+print("shape:        ", x.shape)
+print("dtype:        ", x.dtype)
+print("device:       ", x.device)
+print("requires_grad:", x.requires_grad)
+
+on_device = torch.zeros(2, 3, device=device)
+print("made directly on the lesson's device:", on_device.device)
 
 # %% [markdown]
-# ### Your turn: `numpy_to_tensor_shape`
+# ### Tensors and NumPy arrays side by side
 #
-# Make a tensor from a NumPy array and return its shape. It must work for every rank, for empty
-# arrays, and for negative-stride views such as `img[..., ::-1]`, which `torch.from_numpy` rejects:
-# copy such an array first (`arr.copy()`).
+# If you know NumPy, you already know most of this. `torch.tensor([1, 2, 3])` builds a tensor the way
+# `np.array([1, 2, 3])` builds an array; both keep one dtype for all their elements, and arithmetic,
+# indexing and slicing look the same. PyTorch has its own type because training a network needs two
+# things an array lacks: the data must be able to move to a GPU, and the operations on it must be
+# recorded so gradients can be computed. Layers, losses and optimizers in `torch.nn` only accept
+# tensors.
+#
+# | | NumPy array (`numpy.ndarray`) | PyTorch tensor (`torch.Tensor`) |
+# |---|---|---|
+# | Made for | scientific computing in general | machine learning and deep learning |
+# | Built from data | `np.array([1.0, 2.0])` | `torch.tensor([1.0, 2.0])` |
+# | Default float dtype | `float64` | `float32` |
+# | Where the numbers live | main memory only | main memory or a GPU: `.device`, `.to(device)` |
+# | Gradients | none | built in (autograd): `requires_grad`, `.grad` |
+# | Used by neural-network layers | no: convert it first | yes: `torch.nn` takes tensors only |
+# | Shape | `a.shape`, a plain `tuple` | `t.shape`, a `torch.Size` (a kind of tuple) |
+# | Number of dimensions | `a.ndim` | `t.dim()` or `t.ndim` |
+# | Indexing, slicing, masks | `a[0]`, `a[1:3]`, `a[:, 0]`, `a[a > 0]` | the same |
+# | Reversing with a negative step | `a[::-1]`, a free view | not allowed; `torch.flip` makes a copy |
+# | Converting | `torch.from_numpy(a)` gives a tensor | `t.numpy()` gives an array (CPU tensors only) |
+#
+# The cell below does the same work both ways. Change the numbers and compare.
 
-# %% answer numpy_to_tensor_shape
-def numpy_to_tensor_shape(arr):
-    """Make a tensor from the NumPy array `arr` and return its shape as a tuple of ints."""
-    ### BEGIN SOLUTION
-    return tuple(torch.from_numpy(arr.copy()).shape)
-    ### END SOLUTION
+# %%
+a = np.array([[1.0, 2.0], [3.0, 4.0]])
+t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 
-# %% test numpy_to_tensor_shape points=2
-import numpy as np
-from course.checks import check_shape, passed
-
-check_shape(numpy_to_tensor_shape(np.zeros((2, 3))), (2, 3), what="the shape of a tensor made from np.zeros((2, 3))")
-check_shape(numpy_to_tensor_shape(np.arange(5)), (5,), what="the shape of a tensor made from np.arange(5)")
-passed("numpy_to_tensor_shape")
-### BEGIN HIDDEN TESTS
-from course.checks import check_true
-from course.probes.core import call_watching_inputs
-
-check_shape(numpy_to_tensor_shape(np.array(7.0)), (), what="the shape of a 0-d array's tensor")
-check_shape(numpy_to_tensor_shape(np.zeros((0, 3))), (0, 3), what="the shape of an empty (0, 3) array's tensor")
-check_shape(numpy_to_tensor_shape(np.ones((4, 5, 6), dtype=bool)), (4, 5, 6), what="the shape of a bool array's tensor")
-image = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
-check_shape(numpy_to_tensor_shape(image[..., ::-1]), (2, 3, 4), what="the shape for a negative-stride view img[..., ::-1]")
-check_shape(numpy_to_tensor_shape(image.transpose(2, 0, 1)), (4, 2, 3), what="the shape for a transposed (non-contiguous) view")
-result, changed = call_watching_inputs(numpy_to_tensor_shape, image[:, ::-1])
-check_true(changed == [], "Expected numpy_to_tensor_shape to leave its input array unchanged (measured in your process), but it changed it.")
-### END HIDDEN TESTS
+print("NumPy: ", type(a).__name__, a.dtype, a.shape, "sum", a.sum(), "first column", a[:, 0])
+print("PyTorch:", type(t).__name__, t.dtype, t.shape, "sum", t.sum(), "first column", t[:, 0])
+print("matrix product, both ways:", (a @ a).tolist(), (t @ t).tolist())
 
 # %% [markdown]
-# ### Your turn: `make_image_batch`
+# ## Rank: what each number of dimensions holds
 #
-# Return a zero tensor (float32, CPU, not requiring grad) of shape `(batch_size, channels, height, width)`.
-# Any size below 1 is a mistake: raise `ValueError` with a message that says which one.
+# A tensor's **rank** is its number of dimensions, `t.dim()` (also `t.ndim`). Each rank has a usual
+# meaning in deep learning, which is what a tensor's dimensions represent in a network:
+#
+# | rank | name | example shape | typical content |
+# |---|---|---|---|
+# | 0 | scalar | `()` | one number: a loss, a learning rate |
+# | 1 | vector | `(4,)` | the features of one sample, a bias |
+# | 2 | matrix | `(3, 4)` | a batch of feature vectors (rows are samples), a weight matrix, a grey image |
+# | 3 | stack of matrices | `(3, 224, 224)` | one colour image: channels, height, width |
+# | 4 | batch of stacks | `(32, 3, 224, 224)` | a batch of colour images |
+#
+# The picture draws one box per number, ranks 0 to 4 side by side.
 
-# %% answer make_image_batch
-def make_image_batch(batch_size, channels=3, height=224, width=224):
-    """A float32 zero tensor of shape (batch_size, channels, height, width) on the CPU."""
-    ### BEGIN SOLUTION
-    sizes = {"batch_size": batch_size, "channels": channels, "height": height, "width": width}
-    for name, size in sizes.items():
-        if size < 1:
-            raise ValueError(f"{name} must be at least 1, got {size}")
-    return torch.zeros(batch_size, channels, height, width, dtype=torch.float32)
-    ### END SOLUTION
+# %%
+rank_ladder()
 
-# %% test make_image_batch points=2
-import torch
-from course.checks import check_tensor, passed
+# %%
+scalar = torch.tensor(3.5)
+vector = torch.tensor([0.2, 0.1, 0.7, 0.0])
+matrix = torch.zeros(3, 4)
+image = torch.zeros(3, 5, 6)
+batch = torch.zeros(2, 3, 5, 6)
+for name, value in [("scalar", scalar), ("vector", vector), ("matrix", matrix), ("image", image), ("batch", batch)]:
+    print(f"{name:<7} rank {value.dim()}  shape {tuple(value.shape)}")
 
-check_tensor(make_image_batch(2, 3, 4, 5), torch.zeros(2, 3, 4, 5), what="make_image_batch(2, 3, 4, 5)", requires_grad=False)
-check_tensor(make_image_batch(1), torch.zeros(1, 3, 224, 224), what="make_image_batch(1) with the default sizes")
-passed("make_image_batch")
-### BEGIN HIDDEN TESTS
-from course.checks import check_raises
-
-check_tensor(make_image_batch(4, channels=1, height=2, width=3), torch.zeros(4, 1, 2, 3), what="make_image_batch(4, channels=1, height=2, width=3)", requires_grad=False)
-check_raises(ValueError, make_image_batch, 0, what="make_image_batch(0)")
-check_raises(ValueError, make_image_batch, 2, 0, 4, 4, what="make_image_batch with channels=0")
-check_raises(ValueError, make_image_batch, 2, 3, -1, 4, what="make_image_batch with height=-1")
-check_raises(ValueError, make_image_batch, 2, 3, 4, 0, what="make_image_batch with width=0")
-### END HIDDEN TESTS
+# %% [markdown]
+# ### Your turn: `tensor_rank`
+#
+# Return the number of dimensions of `t` as a plain Python `int`: 0 for a scalar tensor, 2 for an
+# empty `(0, 3)` tensor (it has two dimensions, one of them of size 0).
 
 # %% answer tensor_rank
 def tensor_rank(t):
@@ -107,82 +132,21 @@ import torch
 from course.checks import check_equal, passed
 
 check_equal(tensor_rank(torch.zeros(2, 3)), 2, what="tensor_rank(torch.zeros(2, 3))")
+check_equal(tensor_rank(torch.zeros(2, 3, 4, 5)), 4, what="tensor_rank of a (2, 3, 4, 5) batch of images")
 passed("tensor_rank")
-### BEGIN HIDDEN TESTS
-check_equal(tensor_rank(torch.tensor(5.0)), 0, what="the rank of a scalar tensor")
-check_equal(tensor_rank(torch.zeros(0, 3)), 2, what="the rank of an empty (0, 3) tensor")
-check_equal(tensor_rank(torch.zeros(1, 1, 1, 1, 1)), 5, what="the rank of a (1, 1, 1, 1, 1) tensor")
-check_equal(tensor_rank(torch.ones(3, requires_grad=True)), 1, what="the rank of a vector that requires grad")
-### END HIDDEN TESTS
-
-# %% answer describe
-def describe(t):
-    """A dict with exactly the keys "shape", "dtype", "device" and "requires_grad"."""
-    ### BEGIN SOLUTION
-    return {
-        "shape": tuple(t.shape),
-        "dtype": str(t.dtype).removeprefix("torch."),
-        "device": str(t.device),
-        "requires_grad": t.requires_grad,
-    }
-    ### END SOLUTION
-
-# %% test describe points=2
-import torch
-from course.checks import check_equal, passed
-
-check_equal(
-    describe(torch.zeros(2, 3)),
-    {"shape": (2, 3), "dtype": "float32", "device": "cpu", "requires_grad": False},
-    what="describe(torch.zeros(2, 3))",
-)
-passed("describe")
 ### BEGIN HIDDEN TESTS
 from course.device import test_devices
 
-check_equal(
-    describe(torch.ones(4, dtype=torch.int64, requires_grad=False)),
-    {"shape": (4,), "dtype": "int64", "device": "cpu", "requires_grad": False},
-    what="describe of an int64 vector",
-)
-check_equal(
-    describe(torch.tensor(1.5, dtype=torch.float64, requires_grad=True)),
-    {"shape": (), "dtype": "float64", "device": "cpu", "requires_grad": True},
-    what="describe of a 0-d float64 tensor that requires grad",
-)
+check_equal(tensor_rank(torch.tensor(5.0)), 0, what="the rank of a scalar (0-d) tensor")
+check_equal(tensor_rank(torch.tensor([5.0])), 1, what="the rank of a one-element vector")
+check_equal(tensor_rank(torch.zeros(0, 3)), 2, what="the rank of an empty (0, 3) tensor")
+check_equal(tensor_rank(torch.zeros(1, 1, 1, 1, 1)), 5, what="the rank of a (1, 1, 1, 1, 1) tensor")
+check_equal(tensor_rank(torch.ones(3, requires_grad=True)), 1, what="the rank of a vector that requires grad")
+check_equal(tensor_rank(torch.zeros(4, 2, 3).transpose(0, 2)), 3, what="the rank of a transposed (non-contiguous) tensor")
+check_equal(tensor_rank(torch.tensor(7)), 0, what="the rank of an int64 scalar")
 for dev in test_devices(meta=True):
-    t = torch.zeros(3, 1, dtype=torch.float16, device=dev)
-    check_equal(
-        describe(t),
-        {"shape": (3, 1), "dtype": "float16", "device": str(t.device), "requires_grad": False},
-        what=f"describe of a tensor on {t.device}",
-    )
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### Quiz: the shape of a batch
-#
-# What is the shape of a batch of 32 RGB images of 224x224 pixels, in PyTorch's layout?
-# Answer with a tuple of ints.
-
-# %% answer answer_batch_shape
-# A tuple of ints, for example (1, 2, 3).
-answer_batch_shape = None
-### BEGIN SOLUTION
-answer_batch_shape = (32, 3, 224, 224)
-### END SOLUTION
-
-# %% test answer_batch_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
-
-check_int_tuple(answer_batch_shape, name="answer_batch_shape", length=4)
-passed("answer_batch_shape", "(Only the form is checked here.)")
-### BEGIN HIDDEN TESTS
-from course.quiz import check_key
-
-check_key(answer_batch_shape, (32, 3, 224, 224), name="answer_batch_shape",
-          why="PyTorch puts the batch first, then channels, then height and width: (32, 3, 224, 224).")
+    check_equal(tensor_rank(torch.zeros(2, 1, 3, device=dev)), 3, what=f"the rank of a (2, 1, 3) tensor on {dev}")
+    check_equal(tensor_rank(torch.zeros((), device=dev)), 0, what=f"the rank of a scalar tensor on {dev}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -214,3 +178,458 @@ from course.quiz import check_key
 check_key(answer_rank_meaning, "C", name="answer_rank_meaning",
           why="A single number is rank 0, a table rank 2, one colour image rank 3 (channels, height, width), and a batch of images rank 4.")
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ## `.shape` and `torch.Size`
+#
+# `t.shape` lists the size of each dimension. It is a `torch.Size`, which is a kind of tuple: you can
+# index it, unpack it, take its `len` (the rank), and compare it with a tuple. `t.size()` gives the
+# same thing, and `t.size(1)` the size of one dimension. `t.numel()` is the total number of elements,
+# the product of the sizes.
+#
+# Reading shapes is the skill that pays back most in PyTorch: most bugs in a training pipeline are a
+# tensor with the wrong shape somewhere. Print shapes often.
+
+# %%
+t = torch.zeros(2, 3, 4)
+print(t.shape)
+print(type(t.shape).__name__, "is a tuple:", isinstance(t.shape, tuple))
+print("first size:", t.shape[0], "  last size:", t.shape[-1], "  t.size(1):", t.size(1))
+batch_size, rows, cols = t.shape
+print("unpacked:", batch_size, rows, cols)
+print("rank:", len(t.shape), "  elements:", t.numel())
+print("equal to the tuple (2, 3, 4)?", t.shape == (2, 3, 4))
+print("as a plain tuple:", tuple(t.shape))
+
+# %% [markdown]
+# The `meta` device is a handy place to try shapes: a meta tensor has a shape, a dtype and a device
+# but no numbers at all, so it costs no memory even when it is huge.
+
+# %%
+huge = torch.zeros(1000, 3, 1024, 1024, device="meta")
+print(huge.shape, huge.dtype, huge.device, f"{huge.numel():,} elements, none of them stored")
+
+# %% [markdown]
+# ### Your turn: `describe`
+#
+# Return a dict with exactly four keys that sum up a tensor:
+#
+# - `"shape"`: a tuple of ints;
+# - `"dtype"`: a string without the `torch.` prefix, such as `"float32"`;
+# - `"device"`: a string such as `"cpu"`, `"cuda:0"` or `"meta"`;
+# - `"requires_grad"`: a bool.
+#
+# It must work for tensors on any device, including `meta` tensors, which have no values.
+
+# %% answer describe
+def describe(t):
+    """A dict with exactly the keys "shape", "dtype", "device" and "requires_grad"."""
+    ### BEGIN SOLUTION
+    return {
+        "shape": tuple(t.shape),
+        "dtype": str(t.dtype).removeprefix("torch."),
+        "device": str(t.device),
+        "requires_grad": t.requires_grad,
+    }
+    ### END SOLUTION
+
+# %% test describe points=2
+import torch
+from course.checks import check_equal, check_shape, check_true, check_type, passed
+
+
+def check_description(found, expected, what):
+    """Compare describe's dict with the expected one key by key, so a failure names the key."""
+    check_type(found, dict, what=what)
+    check_true(
+        set(found) == set(expected),
+        f"Expected {what} to have exactly the keys {sorted(expected)}, but found the keys {sorted(map(repr, found))}.",
+    )
+    for key, value in expected.items():
+        if key == "shape":
+            check_shape(found[key], value, what=f'the "shape" entry of {what}')
+        else:
+            check_equal(found[key], value, what=f'the "{key}" entry of {what}')
+
+
+check_description(
+    describe(torch.zeros(2, 3)),
+    {"shape": (2, 3), "dtype": "float32", "device": "cpu", "requires_grad": False},
+    "describe(torch.zeros(2, 3))",
+)
+passed("describe")
+### BEGIN HIDDEN TESTS
+from course.device import test_devices
+
+check_description(
+    describe(torch.ones(4, dtype=torch.int64)),
+    {"shape": (4,), "dtype": "int64", "device": "cpu", "requires_grad": False},
+    "describe of an int64 vector",
+)
+check_description(
+    describe(torch.tensor(1.5, dtype=torch.float64, requires_grad=True)),
+    {"shape": (), "dtype": "float64", "device": "cpu", "requires_grad": True},
+    "describe of a 0-d float64 tensor that requires grad",
+)
+check_description(
+    describe(torch.zeros(0, 3, dtype=torch.bool)),
+    {"shape": (0, 3), "dtype": "bool", "device": "cpu", "requires_grad": False},
+    "describe of an empty (0, 3) bool tensor",
+)
+check_description(
+    describe(torch.ones(2, 5, requires_grad=True).t()),
+    {"shape": (5, 2), "dtype": "float32", "device": "cpu", "requires_grad": True},
+    "describe of a transposed tensor computed from one that requires grad",
+)
+check_description(
+    describe(torch.zeros(3, dtype=torch.uint8)),
+    {"shape": (3,), "dtype": "uint8", "device": "cpu", "requires_grad": False},
+    "describe of a uint8 vector",
+)
+for dev in test_devices(meta=True):
+    sample = torch.zeros(3, 1, dtype=torch.float16, device=dev)
+    check_description(
+        describe(sample),
+        {"shape": (3, 1), "dtype": "float16", "device": str(sample.device), "requires_grad": False},
+        f"describe of a float16 tensor on {sample.device}",
+    )
+    sample = torch.zeros(2, 3, 4, 5, device=dev, requires_grad=True)
+    check_description(
+        describe(sample),
+        {"shape": (2, 3, 4, 5), "dtype": "float32", "device": str(sample.device), "requires_grad": True},
+        f"describe of a (2, 3, 4, 5) tensor on {sample.device} that requires grad",
+    )
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Creating tensors: zeros, ones, randn
+#
+# Besides `torch.tensor(data)`, a few factory functions make tensors of a given shape. You pass the
+# sizes one by one or as a tuple, and can add `dtype=` and `device=`:
+#
+# - `torch.zeros(2, 3)` and `torch.ones(2, 3)`: filled with 0 or 1, the usual start for a buffer or a
+#   bias;
+# - `torch.randn(2, 3)`: random numbers from a standard normal distribution, the usual start for a
+#   weight matrix (set `torch.manual_seed` to get the same numbers each run);
+# - `torch.full((2, 3), 7.0)`, `torch.arange(6)`, and the `_like` versions (`torch.zeros_like(t)`),
+#   which copy the shape, dtype and device of another tensor.
+
+# %%
+print(torch.zeros(2, 3))
+print(torch.ones(2, 3, dtype=torch.int64))
+print(torch.randn(2, 3))
+print(torch.full((2, 3), 7.0))
+print(torch.arange(6).reshape(2, 3))
+template = torch.randn(4, 5, device=device)
+print(torch.zeros_like(template).shape, torch.zeros_like(template).device)
+
+# %% [markdown]
+# ## Indexing, slicing and boolean masks
+#
+# Indexing was modelled on NumPy's, so what you know carries over: `x[0]` is the first row,
+# `x[1:3]` rows 1 and 2, `x[:, 0]` the first column, `x[[0, 2]]` rows 0 and 2, and `x[x > 5]` the
+# elements where a condition holds (a **boolean mask**, itself a tensor of `True`/`False` with `x`'s
+# shape). Each integer index removes one dimension; a slice keeps it.
+
+# %%
+x = torch.arange(12).reshape(3, 4)
+print(x)
+print("x[0]       ", x[0], "shape", tuple(x[0].shape))
+print("x[1:3]     ", x[1:3].tolist(), "shape", tuple(x[1:3].shape))
+print("x[:, 0]    ", x[:, 0], "shape", tuple(x[:, 0].shape))
+print("x[:, 0:1]  ", x[:, 0:1].tolist(), "shape", tuple(x[:, 0:1].shape))
+print("x[[0, 2]]  ", x[[0, 2]].tolist())
+mask = x > 5
+print("mask\n", mask)
+print("x[mask]    ", x[mask])
+
+# %% [markdown]
+# As in NumPy, a slice is a *view*: it shares memory with the tensor it came from, so writing into
+# the slice writes into the original. A mask works for assignment too. Use `.clone()` when you want
+# an independent copy.
+
+# %%
+y = torch.arange(12).reshape(3, 4)
+row = y[1]
+row[0] = 100
+print("after writing into the slice y[1]:\n", y)
+y[y % 2 == 1] = -1
+print("after y[y % 2 == 1] = -1:\n", y)
+safe = y[0].clone()
+safe[:] = 0
+print("the clone changed, y[0] did not:", safe.tolist(), y[0].tolist())
+
+# %% [markdown]
+# ## The (batch, channels, height, width) layout
+#
+# Image models in PyTorch expect a batch of images as one rank-4 tensor laid out as
+# `(batch, channels, height, width)`, often written `(B, C, H, W)` or "channels first". A batch of 16
+# RGB images of 32x32 pixels has shape `(16, 3, 32, 32)`: `x[i]` is image `i`, `x[i, 0]` its red
+# channel, and `x[i, c, h, w]` one number, the brightness of channel `c` at row `h`, column `w`.
+#
+# The picture below draws every number of a small batch of shape `(2, 3, 4, 5)` as a box.
+
+# %%
+batch_layout()
+
+# %%
+images = torch.zeros(2, 3, 4, 5)
+images[1, 0, 2, 3] = 1.0
+print("one image:", tuple(images[1].shape), "  its red channel:", tuple(images[1, 0].shape))
+print("the red channel of every image:", tuple(images[:, 0].shape))
+print("the yellow box of the picture:", images[1, 0, 2, 3].item())
+
+# %% [markdown]
+# Image files and NumPy-based libraries usually give you one image as `(height, width, channels)`
+# ("channels last"). To feed it to a model, move the channel axis to the front with `permute`, then
+# add the batch axis with `unsqueeze(0)` (or stack several images with `torch.stack`). Lesson 5
+# covers these shape operations in depth.
+
+# %%
+photo = np.random.default_rng(0).integers(0, 256, size=(4, 5, 3), dtype=np.uint8)
+chw = torch.from_numpy(photo).permute(2, 0, 1)
+one_image_batch = chw.unsqueeze(0)
+two_image_batch = torch.stack([chw, chw])
+print("from the file  (H, W, C):   ", photo.shape)
+print("channels first (C, H, W):   ", tuple(chw.shape))
+print("a batch of one (B, C, H, W):", tuple(one_image_batch.shape))
+print("a batch of two (B, C, H, W):", tuple(two_image_batch.shape))
+
+# %% [markdown]
+# ### Your turn: `make_image_batch`
+#
+# Return a zero tensor (float32, on the CPU, not requiring grad) of shape
+# `(batch_size, channels, height, width)`, with 3 channels of 224x224 pixels by default. Any size
+# below 1 is a mistake: raise `ValueError` with a message that says which one.
+
+# %% answer make_image_batch
+def make_image_batch(batch_size, channels=3, height=224, width=224):
+    """A float32 zero tensor of shape (batch_size, channels, height, width) on the CPU."""
+    ### BEGIN SOLUTION
+    sizes = {"batch_size": batch_size, "channels": channels, "height": height, "width": width}
+    for name, size in sizes.items():
+        if size < 1:
+            raise ValueError(f"{name} must be at least 1, got {size}")
+    return torch.zeros(batch_size, channels, height, width, dtype=torch.float32)
+    ### END SOLUTION
+
+# %% test make_image_batch points=2
+import torch
+from course.checks import check_raises, check_tensor, passed
+
+check_tensor(make_image_batch(2, 3, 4, 5), torch.zeros(2, 3, 4, 5), what="make_image_batch(2, 3, 4, 5)", requires_grad=False)
+check_tensor(make_image_batch(1), torch.zeros(1, 3, 224, 224), what="make_image_batch(1) with the default sizes")
+check_raises(ValueError, make_image_batch, 0, what="make_image_batch(0)")
+passed("make_image_batch")
+### BEGIN HIDDEN TESTS
+check_tensor(make_image_batch(4, channels=1, height=2, width=3), torch.zeros(4, 1, 2, 3), what="make_image_batch(4, channels=1, height=2, width=3)", requires_grad=False)
+check_tensor(make_image_batch(3, height=1, width=1), torch.zeros(3, 3, 1, 1), what="make_image_batch(3, height=1, width=1)", requires_grad=False)
+check_raises(ValueError, make_image_batch, -3, what="make_image_batch(-3)")
+check_raises(ValueError, make_image_batch, 2, 0, 4, 4, what="make_image_batch with channels=0")
+check_raises(ValueError, make_image_batch, 2, 3, -1, 4, what="make_image_batch with height=-1")
+check_raises(ValueError, make_image_batch, 2, 3, 4, 0, what="make_image_batch with width=0")
+check_raises(ValueError, make_image_batch, 2, width=0, what="make_image_batch(2, width=0)")
+check_raises(ValueError, make_image_batch, 2, channels=-2, what="make_image_batch(2, channels=-2)")
+check_tensor(make_image_batch(1, 2, 7, 1), torch.zeros(1, 2, 7, 1), what="make_image_batch(1, 2, 7, 1)", requires_grad=False)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: the shape of a batch
+#
+# What is the shape of a batch of 32 RGB images of 224x224 pixels, in PyTorch's layout?
+# Answer with a tuple of ints.
+
+# %% answer answer_batch_shape
+# A tuple of ints, for example (1, 2, 3).
+answer_batch_shape = None
+### BEGIN SOLUTION
+answer_batch_shape = (32, 3, 224, 224)
+### END SOLUTION
+
+# %% test answer_batch_shape points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_batch_shape, name="answer_batch_shape", length=4)
+passed("answer_batch_shape", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_batch_shape, (32, 3, 224, 224), name="answer_batch_shape",
+          why="PyTorch puts the batch first, then channels, then height and width: (32, 3, 224, 224).")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## From NumPy: negative strides and the fix
+#
+# Data often starts life as a NumPy array. `torch.from_numpy(a)` wraps the array's memory as a
+# tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it. Both
+# fail on one kind of array: a view with a **negative stride**.
+#
+# A *stride* is how far to step in memory to reach the next element along a dimension. NumPy
+# reverses an axis for free by keeping the same memory and walking it backwards, with a negative
+# stride: that is what `a[::-1]`, `np.flip(a)` and the common "BGR to RGB" trick `img[..., ::-1]`
+# give you. PyTorch tensors only support strides of zero or more, so a tensor cannot describe such a
+# view, and `from_numpy`, which promises not to copy, has no way out: it raises a `ValueError`.
+# (`torch.tensor` refuses the same views.) For the same reason `t[::-1]` does not work on a tensor.
+
+# %%
+a = np.arange(6, dtype=np.int16).reshape(2, 3)
+flipped = a[:, ::-1]
+print("strides in bytes: a", a.strides, "  flipped", flipped.strides)
+try:
+    torch.from_numpy(flipped)
+except ValueError as err:
+    print("ValueError:", err)
+try:
+    torch.arange(5)[::-1]
+except ValueError as err:
+    print("and on a tensor, t[::-1] raises ValueError:", err)
+
+# %% [markdown]
+# The fix is to make a fresh array with ordinary strides first: `flipped.copy()` (or
+# `np.ascontiguousarray(flipped)`, but mind that it turns a 0-d array into a 1-element 1-D one). The
+# copy no longer shares memory with the original, which is usually what you want anyway. On the
+# tensor side, `torch.flip(t, dims=...)` reverses an axis by copying.
+
+# %%
+fixed = torch.from_numpy(flipped.copy())
+print(fixed, fixed.shape, fixed.stride())
+print("torch.flip:", torch.flip(torch.arange(5), dims=[0]))
+print("0-d array, shape after .copy():", np.array(7.0).copy().shape,
+      "  after np.ascontiguousarray:", np.ascontiguousarray(np.array(7.0)).shape)
+
+# %% [markdown]
+# Other views are fine as they are: a transposed array, a slice with a positive step (`a[::2]`), or
+# a broadcast array all have strides of zero or more, and `from_numpy` accepts them.
+
+# %%
+print(torch.from_numpy(a.T).shape, torch.from_numpy(a[:, ::2]).shape)
+
+# %% [markdown]
+# ### Your turn: `numpy_to_tensor_shape`
+#
+# Make a tensor from the NumPy array `arr` and return its shape (a tuple of ints; a `torch.Size`
+# counts). It must work for every numeric or bool dtype, every rank (a 0-d array too), empty arrays
+# such as shape `(0, 3)`, non-contiguous views, and negative-stride views such as `img[..., ::-1]`.
+# Leave `arr` itself unchanged.
+
+# %% answer numpy_to_tensor_shape
+def numpy_to_tensor_shape(arr):
+    """Make a tensor from the NumPy array `arr` and return its shape as a tuple of ints."""
+    ### BEGIN SOLUTION
+    return tuple(torch.from_numpy(arr.copy()).shape)
+    ### END SOLUTION
+
+# %% test numpy_to_tensor_shape points=2
+import numpy as np
+from course.checks import check_shape, passed
+
+check_shape(numpy_to_tensor_shape(np.zeros((2, 3))), (2, 3), what="the shape of a tensor made from np.zeros((2, 3))")
+check_shape(numpy_to_tensor_shape(np.arange(5)), (5,), what="the shape of a tensor made from np.arange(5)")
+check_shape(numpy_to_tensor_shape(np.arange(6).reshape(2, 3)[:, ::-1]), (2, 3), what="the shape for the flipped view a[:, ::-1]")
+passed("numpy_to_tensor_shape")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.probes.core import call_watching_inputs
+
+check_shape(numpy_to_tensor_shape(np.array(7.0)), (), what="the shape of a 0-d array's tensor")
+check_shape(numpy_to_tensor_shape(np.array(True)), (), what="the shape of a 0-d bool array's tensor")
+check_shape(numpy_to_tensor_shape(np.zeros((0, 3))), (0, 3), what="the shape of an empty (0, 3) array's tensor")
+check_shape(numpy_to_tensor_shape(np.zeros((2, 0, 5), dtype=np.int32)), (2, 0, 5), what="the shape of an empty (2, 0, 5) array's tensor")
+check_shape(numpy_to_tensor_shape(np.zeros((1, 3, 1))), (1, 3, 1), what="the shape of a (1, 3, 1) array's tensor (sizes of 1 are dimensions too)")
+check_shape(numpy_to_tensor_shape(np.ones((4, 5, 6), dtype=bool)), (4, 5, 6), what="the shape of a bool array's tensor")
+for dtype in (np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.float16, np.float32, np.complex64):
+    check_shape(numpy_to_tensor_shape(np.ones((2, 2), dtype=dtype)), (2, 2), what=f"the shape of a {np.dtype(dtype).name} array's tensor")
+pixels = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+check_shape(numpy_to_tensor_shape(pixels[..., ::-1]), (2, 3, 4), what="the shape for a negative-stride view img[..., ::-1]")
+check_shape(numpy_to_tensor_shape(np.flip(pixels, axis=0)), (2, 3, 4), what="the shape for np.flip(img, axis=0)")
+check_shape(numpy_to_tensor_shape(np.arange(5.0)[::-1]), (5,), what="the shape for a reversed vector a[::-1]")
+check_shape(numpy_to_tensor_shape(pixels[::-1, :, ::-2]), (2, 3, 2), what="the shape for a view with two negative strides")
+check_shape(numpy_to_tensor_shape(pixels.transpose(2, 0, 1)), (4, 2, 3), what="the shape for a transposed (non-contiguous) view")
+check_shape(numpy_to_tensor_shape(np.arange(10)[::2]), (5,), what="the shape for a strided view a[::2]")
+check_shape(numpy_to_tensor_shape(np.broadcast_to(np.arange(3), (4, 3))), (4, 3), what="the shape for a read-only broadcast view")
+result, changed = call_watching_inputs(numpy_to_tensor_shape, pixels[:, ::-1])
+check_true(changed == [], "Expected numpy_to_tensor_shape to leave its input array unchanged (measured in your process), but it changed it.")
+result, changed = call_watching_inputs(numpy_to_tensor_shape, np.arange(6.0).reshape(2, 3).T)
+check_true(changed == [], "Expected numpy_to_tensor_shape to leave its input array unchanged (measured in your process), but it changed it.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Common mistakes
+#
+# ### Confusing arrays
+#
+# Two opposite errors. One is to treat tensors as something entirely new and unlearn NumPy: most of
+# what you know (indexing, slicing, masks, broadcasting, `@`, `.sum()`) works the same. The other is
+# to treat them as the same type: PyTorch functions want tensors, the default float dtypes differ,
+# and some NumPy habits (a negative step) do not carry over.
+
+# %%
+arr = np.array([0.0, 1.0])
+try:
+    torch.exp(arr)
+except TypeError as err:
+    print("TypeError:", err)
+print("convert first:", torch.exp(torch.from_numpy(arr)))
+print("default float dtypes differ:", np.array([1.0]).dtype, "vs", torch.tensor([1.0]).dtype)
+
+# %% [markdown]
+# ### Misunderstanding dimensions
+#
+# Treating shapes casually is the most common source of errors in a network. Typical slips:
+#
+# - feeding an image as `(height, width, channels)` where a layer expects `(channels, height, width)`;
+# - forgetting the batch dimension: one image is `(3, H, W)`, a batch of one is `(1, 3, H, W)`;
+# - taking `len(t)` for the rank: it is the size of the first dimension (and fails on a 0-d tensor);
+# - mixing up a 0-d tensor, shape `()`, with a one-element vector, shape `(1,)`;
+# - comparing a shape with a list: `torch.Size([2, 3]) == [2, 3]` is `False`; compare with a tuple.
+#
+# Check shapes before you connect layers. Here a convolution that expects 3 input channels gets a
+# channels-last image, and says so:
+
+# %%
+conv = torch.nn.Conv2d(in_channels=3, out_channels=8, kernel_size=3)
+channels_last = torch.rand(32, 32, 3)
+try:
+    conv(channels_last)
+except RuntimeError as err:
+    print("RuntimeError:", err)
+print("after permute(2, 0, 1):", tuple(conv(channels_last.permute(2, 0, 1)).shape))
+
+v = torch.zeros(5, 2)
+print("len(v) =", len(v), "but v.dim() =", v.dim())
+print("shape () vs (1,):", torch.tensor(3.0).shape, torch.tensor([3.0]).shape)
+print("torch.Size([2, 3]) == [2, 3]:", torch.Size([2, 3]) == [2, 3], "  == (2, 3):", torch.Size([2, 3]) == (2, 3))
+
+# %% [markdown]
+# ## Recap
+#
+# - A tensor is a typed block of numbers with a shape, a dtype, a device and a `requires_grad` flag;
+#   it is NumPy's array plus GPU support and gradients, and the only type `torch.nn` accepts.
+# - Rank is the number of dimensions (`t.dim()`): 0 a number, 1 a vector, 2 a matrix, 3 one colour
+#   image, 4 a batch of images.
+# - `t.shape` is a `torch.Size`, a tuple of ints; `tuple(t.shape)` gives a plain tuple.
+# - `torch.zeros`, `torch.ones`, `torch.randn` make tensors of a given shape.
+# - Indexing, slicing and boolean masks work as in NumPy; slices are views.
+# - Image batches are `(batch, channels, height, width)`.
+# - `torch.from_numpy` and `torch.tensor` refuse negative-stride views; copy the array first.
+#
+# ## Try it
+#
+# These cells are not graded. Change them and run them again.
+
+# %%
+# Predict the shape before you run: what do these index expressions keep?
+x = torch.randn(4, 3, 8, 8)
+print(x[0].shape, x[:, 1].shape, x[..., 0].shape, x[:2, :, 2:6, 2:6].shape)
+
+# %%
+# Draw other batches: try batch=3, channels=1, or mark=(0, 0, 0, 0).
+batch_layout(batch=1, channels=3, height=3, width=4, mark=(0, 0, 1, 2))
+
+# %%
+# Flip an image upside down in NumPy and make a tensor from it. Remove .copy() to see the error.
+img = np.arange(12, dtype=np.uint8).reshape(3, 4)
+upside_down = img[::-1]
+print(torch.from_numpy(upside_down.copy()))

@@ -1,0 +1,1 @@
+"""Pictures the lessons draw with matplotlib."""

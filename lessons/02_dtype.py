@@ -1,0 +1,553 @@
+# %% [markdown]
+# # Lesson 2: data types
+#
+# Every tensor stores one kind of number, its **dtype**. Most of the time you never think about it,
+# and then a layer refuses your data with a message about `Long` and `Float`. This lesson is about
+# which dtypes exist, which ones PyTorch picks for you, how NumPy's choices leak in, and how to cast.
+#
+# **By the end of this lesson you will be able to**
+#
+# - read a tensor's dtype and say how much memory and precision it buys;
+# - predict the dtype PyTorch picks: `float32` for Python floats, `int64` for Python ints;
+# - spot NumPy's `float64` arriving through `torch.from_numpy`;
+# - cast with `.float()` and `.to(dtype)`, and know what casting does to the values;
+# - compute with integer data (a mean of ints) without errors;
+# - prepare inputs for `nn.Linear`, which wants floats of its own dtype.
+#
+# Run the cell below first: it imports what the lesson needs and tells you which device it will use.
+
+# %%
+import numpy as np
+import torch
+from torch import nn
+
+from course.device import default_device, describe_setup
+from course.pictures.dtype import dtype_table
+
+torch.manual_seed(0)
+device = default_device()
+print(describe_setup())
+
+# %% [markdown]
+# ## What a dtype is
+#
+# A tensor's dtype says what kind of number each element is and how many bytes it takes. All the
+# elements of a tensor share one dtype, as in NumPy: a list that mixes ints and floats becomes a
+# tensor of floats. `t.dtype` tells you the dtype, `t.element_size()` the bytes per element, and
+# `t.is_floating_point()` whether it holds floats.
+
+# %%
+for values in ([1, 2, 3], [1.0, 2.0, 3.0], [1, 2.5, 3], [True, False, True]):
+    t = torch.tensor(values)
+    print(f"{str(values):<20} -> {str(t):<34} dtype {t.dtype}, bytes per element {t.element_size()}, floats: {t.is_floating_point()}")
+
+# %% [markdown]
+# ## The common dtypes
+#
+# The table lists the dtypes you will meet, read from the installed PyTorch. More bytes buy a wider
+# range or more significant digits; fewer bytes save memory and time. Integer dtypes hold whole
+# numbers exactly, within their range; float dtypes hold fractions, to a limited number of digits.
+
+# %%
+dtype_table()
+
+# %% [markdown]
+# Memory is the price of a wider dtype: a million numbers take 4 MB as `float32` and twice as much
+# as `float64`. On a GPU, memory is usually what runs out first.
+
+# %%
+for dtype in (torch.uint8, torch.float16, torch.float32, torch.float64):
+    block = torch.zeros(1_000_000, dtype=dtype)
+    print(f"{str(dtype):<14} {block.element_size()} bytes x 1,000,000 = {block.nbytes / 1e6:.0f} MB")
+
+# %% [markdown]
+# ## The defaults: float32 and int64
+#
+# When you do not say which dtype you want, PyTorch decides:
+#
+# - Python floats become `float32`, PyTorch's *default dtype* (`torch.get_default_dtype()`);
+# - Python ints become `int64`;
+# - Python bools become `bool`;
+# - `torch.zeros`, `torch.ones`, `torch.randn` and `torch.linspace` make `float32`;
+# - `torch.arange(5)` follows its arguments: `int64` for ints, `float32` for `torch.arange(5.0)`.
+#
+# Deep learning runs on `float32` because it has enough digits for learning, takes half the memory
+# of `float64`, and GPUs compute it fast. Integers default to `int64` so that indices and counts
+# never overflow. You can always ask for a dtype with `dtype=`.
+
+# %%
+print("default dtype:        ", torch.get_default_dtype())
+print("torch.tensor([1, 2]): ", torch.tensor([1, 2]).dtype)
+print("torch.tensor([1., 2]):", torch.tensor([1.0, 2]).dtype)
+print("torch.zeros(2):       ", torch.zeros(2).dtype, "  torch.randn(2):", torch.randn(2).dtype)
+print("torch.arange(5):      ", torch.arange(5).dtype, "  torch.arange(5.0):", torch.arange(5.0).dtype)
+print("asked for:            ", torch.tensor([1, 2], dtype=torch.float32).dtype, torch.zeros(2, dtype=torch.int32).dtype)
+
+# %% [markdown]
+# ### Quiz: the dtype of a tensor of ints
+#
+# What is the dtype of `torch.tensor([1, 2, 3])`?
+#
+# - **A.** `torch.float32`, PyTorch's default dtype
+# - **B.** `torch.int32`
+# - **C.** `torch.int64`
+# - **D.** `torch.uint8`, the smallest dtype that holds 1, 2 and 3
+
+# %% answer answer_int_dtype
+# One upper-case letter as a string, for example "A".
+answer_int_dtype = None
+### BEGIN SOLUTION
+answer_int_dtype = "C"
+### END SOLUTION
+
+# %% test answer_int_dtype points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_int_dtype, "ABCD", name="answer_int_dtype")
+passed("answer_int_dtype", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_int_dtype, "C", name="answer_int_dtype",
+          why="Python ints become int64 in PyTorch; the float32 default only applies to Python floats, and PyTorch never shrinks a dtype to fit the values.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## NumPy's float64 crosses over
+#
+# NumPy's default float is `float64`, not `float32`. `torch.from_numpy(a)` keeps the array's dtype,
+# because the tensor it returns uses the array's own memory (lesson 4): it cannot change a single
+# byte. `torch.tensor(a)` copies, but keeps the dtype too. So data prepared with NumPy (or pandas,
+# which sits on it) arrives as `float64`, and integer columns as `int64`.
+
+# %%
+a = np.array([1.0, 2.0, 3.0])
+print("NumPy array:          ", a.dtype)
+print("torch.from_numpy(a):  ", torch.from_numpy(a).dtype)
+print("torch.tensor(a):      ", torch.tensor(a).dtype)
+print("torch.tensor([1.0]):  ", torch.tensor([1.0]).dtype, "(from a Python list: the default)")
+print("integer array:        ", torch.from_numpy(np.array([1, 2, 3])).dtype)
+
+# %% [markdown]
+# A `float64` tensor does not stay alone: mixed with `float32` tensors in arithmetic, it turns the
+# result into `float64` too (the wider dtype wins), which doubles the memory of everything after it,
+# and in a layer it stops with an error (see "Casting for `nn.Linear`" below).
+
+# %%
+weights = torch.randn(3)
+features = torch.from_numpy(np.array([0.5, 1.5, 2.5]))
+print("float32 weights * float64 features ->", (weights * features).dtype)
+
+# %% [markdown]
+# ### Quiz: a NumPy float array in PyTorch
+#
+# With `a = np.array([1.0, 2.0])`, what is the dtype of `torch.from_numpy(a)`?
+#
+# - **A.** `torch.float32`, since PyTorch converts floats to its default dtype
+# - **B.** `torch.float16`
+# - **C.** none: `from_numpy` raises, because it only accepts `float32` arrays
+# - **D.** `torch.float64`
+
+# %% answer answer_numpy_float_dtype
+# One upper-case letter as a string, for example "A".
+answer_numpy_float_dtype = None
+### BEGIN SOLUTION
+answer_numpy_float_dtype = "D"
+### END SOLUTION
+
+# %% test answer_numpy_float_dtype points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_numpy_float_dtype, "ABCD", name="answer_numpy_float_dtype")
+passed("answer_numpy_float_dtype", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_numpy_float_dtype, "D", name="answer_numpy_float_dtype",
+          why="NumPy makes float64 arrays by default, and from_numpy shares the array's memory, so the tensor keeps float64; cast with .float() for a model.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Casting: `.float()` and `.to(dtype)`
+#
+# Casting makes a tensor with the same values in another dtype:
+#
+# - shortcuts: `t.float()` (`float32`), `t.double()` (`float64`), `t.half()` (`float16`),
+#   `t.long()` (`int64`), `t.int()` (`int32`), `t.bool()`;
+# - the general form: `t.to(torch.float32)`, or `t.to(other.dtype)` to match another tensor;
+# - dtype and device in one call: `t.to(device, torch.float32)`;
+# - on the NumPy side, before converting: `a.astype(np.float32)`.
+#
+# A cast returns a **new** tensor and leaves the original as it was, so write `t = t.float()`. (When
+# `t` already has the dtype, you get `t` itself back, not a copy.)
+
+# %%
+counts = torch.tensor([3, 0, 7])
+as_float = counts.float()
+print(counts.dtype, "->", as_float.dtype, as_float)
+print("the original is unchanged:", counts.dtype)
+print("to(torch.float64):", counts.to(torch.float64))
+print("matched to the weights:", counts.to(weights.dtype).dtype)
+print("dtype and device at once:", counts.to(device, torch.float32))
+print("no copy when nothing changes:", as_float.float() is as_float)
+print("from NumPy, cast first:", torch.from_numpy(a.astype(np.float32)).dtype)
+
+# %% [markdown]
+# Casting changes values when the new dtype cannot hold them:
+#
+# - float to int drops the fraction, towards zero (`-1.7` becomes `-1`; it does not round);
+# - a value outside an integer dtype's range wraps around (`300` as `uint8` is `44`);
+# - `float32` keeps about 7 significant digits, so large ints lose their last digits;
+# - anything to `bool` is `True` when it is not zero.
+
+# %%
+print(torch.tensor([1.7, -1.7, 2.5]).long())
+print(torch.tensor([300, 256, -1]).to(torch.uint8))
+print(torch.tensor([16_777_217, 123_456_789]).float().long())
+print(torch.tensor([0.0, 2.0, -0.5]).bool())
+
+# %% [markdown]
+# ### Your turn: `to_float32`
+#
+# Return a `float32` tensor with `t`'s values, shape and device. `t` must stay as it was (still its
+# old dtype). It must work for bool, integer, `float16` and `float64` tensors, on any device: on
+# the CPU, on a GPU, and on the `meta` device, whose tensors have no values to read.
+
+# %% answer to_float32
+def to_float32(t):
+    """A float32 tensor with `t`'s values, shape and device; `t` keeps its dtype."""
+    ### BEGIN SOLUTION
+    return t.to(torch.float32)
+    ### END SOLUTION
+
+# %% test to_float32 points=2
+import torch
+from course.checks import check_tensor, passed
+
+check_tensor(to_float32(torch.tensor([1, 2, 3])), torch.tensor([1.0, 2.0, 3.0]), what="to_float32(torch.tensor([1, 2, 3]))")
+check_tensor(
+    to_float32(torch.tensor([0.5, -2.25], dtype=torch.float64)),
+    torch.tensor([0.5, -2.25]),
+    what="to_float32 of a float64 tensor",
+)
+passed("to_float32")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+cases = [
+    (torch.bool, [True, False, True]),
+    (torch.uint8, [0, 7, 255]),
+    (torch.int8, [-3, 0, 7]),
+    (torch.int16, [-300, 0, 700]),
+    (torch.int32, [-70000, 1, 2]),
+    (torch.int64, [-5, 0, 16_777_216]),
+    (torch.float16, [0.5, -1.25, 1024.0]),
+    (torch.float32, [0.1, -2.0, 3.5]),
+    (torch.float64, [1 / 3, -2.5, 1e10]),
+]
+for dev in test_devices(meta=True):
+    for dtype, values in cases:
+        source = torch.tensor(values, dtype=dtype, device=dev)
+        expected = torch.tensor([float(v) for v in values], dtype=torch.float32, device=dev)
+        check_tensor(to_float32(source), expected, what=f"to_float32 of a {str(dtype)[6:]} tensor on {dev}")
+    check_tensor(to_float32(torch.tensor(7, device=dev)), torch.tensor(7.0, device=dev), what=f"to_float32 of a 0-d int64 tensor on {dev}")
+    check_tensor(
+        to_float32(torch.zeros(0, 3, dtype=torch.int64, device=dev)),
+        torch.zeros(0, 3, device=dev),
+        what=f"to_float32 of an empty (0, 3) int64 tensor on {dev}",
+    )
+    check_tensor(
+        to_float32(torch.arange(6, device=dev).reshape(2, 3).t()),
+        torch.tensor([[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]], device=dev),
+        what=f"to_float32 of a transposed (non-contiguous) int64 tensor on {dev}",
+    )
+    check_tensor(
+        to_float32(torch.full((2, 3, 4, 5), 200, dtype=torch.uint8, device=dev)),
+        torch.full((2, 3, 4, 5), 200.0, device=dev),
+        what=f"to_float32 of a uint8 image batch on {dev}",
+    )
+    for source in (
+        torch.tensor([1, 2, 3], device=dev),
+        torch.tensor([0.25, 0.5], dtype=torch.float64, device=dev, requires_grad=True),
+        torch.tensor([True, False], device=dev),
+    ):
+        old = str(source.dtype)[6:]
+        result, changed = call_watching_inputs(to_float32, source)
+        check_true(
+            changed == [],
+            f"Expected to_float32 to leave its {old} input on {dev} unchanged (still {old}, same values), "
+            "but it changed it (measured in your process). Return a new tensor instead of changing t.",
+        )
+    check_tensor(to_float32(torch.tensor([16_777_217])), torch.tensor([16_777_216.0]), what="to_float32 of an int64 too large for float32's digits")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Your turn: `features_from_numpy`
+#
+# Data prepared in NumPy often arrives as `int64`, `bool` or `float64` arrays. Return a `float32`
+# tensor with `arr`'s values and shape, for any rank (a 0-d array too) and any int, bool or float
+# dtype, including the negative-stride views of lesson 1, such as `arr[:, ::-1]`. Leave `arr` as it
+# was.
+
+# %% answer features_from_numpy
+def features_from_numpy(arr):
+    """A float32 tensor with the values and shape of the NumPy array `arr`."""
+    ### BEGIN SOLUTION
+    return torch.from_numpy(arr.astype(np.float32))
+    ### END SOLUTION
+
+# %% test features_from_numpy points=2
+import numpy as np
+import torch
+from course.checks import check_tensor, passed
+
+check_tensor(features_from_numpy(np.array([[1, 2], [3, 4]])), torch.tensor([[1.0, 2.0], [3.0, 4.0]]), what="features_from_numpy of an int64 array")
+check_tensor(features_from_numpy(np.array([0.5, 1.5])), torch.tensor([0.5, 1.5]), what="features_from_numpy of a float64 array")
+check_tensor(features_from_numpy(np.array([1, 2, 3])[::-1]), torch.tensor([3.0, 2.0, 1.0]), what="features_from_numpy of the reversed view a[::-1]")
+passed("features_from_numpy")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.probes.core import call_watching_inputs
+
+check_tensor(features_from_numpy(np.array(3)), torch.tensor(3.0), what="features_from_numpy of a 0-d int array")
+check_tensor(features_from_numpy(np.array(-0.25)), torch.tensor(-0.25), what="features_from_numpy of a 0-d float64 array")
+check_tensor(features_from_numpy(np.array([True, False, True])), torch.tensor([1.0, 0.0, 1.0]), what="features_from_numpy of a bool array")
+check_tensor(features_from_numpy(np.zeros((0, 4))), torch.zeros(0, 4), what="features_from_numpy of an empty (0, 4) array")
+check_tensor(features_from_numpy(np.zeros((3, 0), dtype=np.int64)), torch.zeros(3, 0), what="features_from_numpy of an empty (3, 0) int array")
+grid = np.arange(6).reshape(2, 3)
+check_tensor(features_from_numpy(grid[:, ::-1]), torch.tensor([[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]]), what="features_from_numpy of the flipped view a[:, ::-1]")
+check_tensor(features_from_numpy(np.flip(grid.astype(np.float64), axis=0)), torch.tensor([[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]), what="features_from_numpy of np.flip(a, axis=0)")
+check_tensor(features_from_numpy(grid.T), torch.tensor([[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]), what="features_from_numpy of a transposed (non-contiguous) view")
+check_tensor(features_from_numpy(np.arange(8.0)[::-2]), torch.tensor([7.0, 5.0, 3.0, 1.0]), what="features_from_numpy of a view with step -2")
+for dtype in (np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.float16, np.float32, np.float64):
+    values = np.array([[0, 1], [2, 100]], dtype=dtype)
+    check_tensor(features_from_numpy(values), torch.tensor([[0.0, 1.0], [2.0, 100.0]]), what=f"features_from_numpy of a {np.dtype(dtype).name} array")
+check_tensor(
+    features_from_numpy(np.full((2, 3, 4, 5), 7, dtype=np.uint8)),
+    torch.full((2, 3, 4, 5), 7.0),
+    what="features_from_numpy of a uint8 (2, 3, 4, 5) image batch",
+)
+for source in (grid[:, ::-1], np.array([0.5, 1.5, 2.5]), np.array(True)):
+    result, changed = call_watching_inputs(features_from_numpy, source)
+    check_true(
+        changed == [],
+        f"Expected features_from_numpy to leave its {source.dtype} input array unchanged (measured in your process), but it changed it.",
+    )
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Arithmetic with mixed dtypes
+#
+# When an operation mixes dtypes, PyTorch picks the result's dtype by *type promotion*: floats win
+# over ints, and the wider float wins between two tensors of floats. A Python number does not widen
+# a tensor's float dtype (`t * 2.5` stays `float32`). Division `/` always gives floats; `//` keeps
+# ints. `torch.result_type` tells you in advance.
+
+# %%
+ints = torch.tensor([7, 2])
+print("int64 + 0.5        ->", (ints + 0.5).dtype)
+print("int64 / int64      ->", (ints / ints).dtype, ints / 2)
+print("int64 // 2         ->", (ints // 2).dtype, ints // 2)
+print("float32 * 2.5      ->", (torch.ones(2) * 2.5).dtype)
+print("float32 + float64  ->", (torch.ones(2) + torch.ones(2, dtype=torch.float64)).dtype)
+print("torch.result_type(ints, 2.5):", torch.result_type(ints, 2.5))
+
+# %% [markdown]
+# Some operations refuse integers outright. `mean` is one: the mean of ints is usually not an int,
+# and PyTorch will not guess a float dtype for you. `sum` works on ints (and gives `int64`); `mean`
+# wants a float tensor, so cast first.
+
+# %%
+votes = torch.tensor([1, 0, 1, 1])
+try:
+    votes.mean()
+except RuntimeError as err:
+    print("RuntimeError:", err)
+print("cast first:", votes.float().mean())
+print("sum works on ints:", votes.sum(), votes.sum().dtype)
+
+# %% [markdown]
+# ### Your turn: `mean_of_ints`
+#
+# Return the mean of `t`, an integer, bool or float tensor, as a `float32` **0-d tensor** (a tensor,
+# not a Python float), however many dimensions `t` has. Leave `t` unchanged.
+
+# %% answer mean_of_ints
+def mean_of_ints(t):
+    """The mean of all of `t`'s elements as a float32 0-d tensor, for int, bool and float tensors."""
+    ### BEGIN SOLUTION
+    return t.to(torch.float32).mean()
+    ### END SOLUTION
+
+# %% test mean_of_ints points=2
+import torch
+from course.checks import check_tensor, passed
+
+check_tensor(mean_of_ints(torch.tensor([1, 2, 3, 4])), torch.tensor(2.5), what="mean_of_ints(torch.tensor([1, 2, 3, 4]))")
+check_tensor(mean_of_ints(torch.tensor([True, False, False, False])), torch.tensor(0.25), what="mean_of_ints of a bool tensor")
+passed("mean_of_ints")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.probes.core import call_watching_inputs
+
+check_tensor(mean_of_ints(torch.tensor([[1, 2], [3, 4]])), torch.tensor(2.5), what="mean_of_ints of a (2, 2) int tensor (one number for the whole tensor)")
+check_tensor(mean_of_ints(torch.tensor([[True, False], [True, True]])), torch.tensor(0.75), what="mean_of_ints of a (2, 2) bool tensor")
+check_tensor(mean_of_ints(torch.tensor([-3, 4], dtype=torch.int8)), torch.tensor(0.5), what="mean_of_ints of an int8 tensor")
+check_tensor(mean_of_ints(torch.tensor([255, 255, 0], dtype=torch.uint8)), torch.tensor(170.0), what="mean_of_ints of a uint8 tensor")
+check_tensor(mean_of_ints(torch.tensor([1, 2], dtype=torch.int32)), torch.tensor(1.5), what="mean_of_ints of an int32 tensor")
+check_tensor(mean_of_ints(torch.tensor(7)), torch.tensor(7.0), what="mean_of_ints of a 0-d int tensor")
+check_tensor(mean_of_ints(torch.tensor([0.1, 0.2], dtype=torch.float64)), torch.tensor(0.15), what="mean_of_ints of a float64 tensor")
+check_tensor(mean_of_ints(torch.tensor([0.5, 1.0], dtype=torch.float16)), torch.tensor(0.75), what="mean_of_ints of a float16 tensor")
+check_tensor(mean_of_ints(torch.tensor([1.5, 2.5, 5.0])), torch.tensor(3.0), what="mean_of_ints of a float32 tensor")
+check_tensor(mean_of_ints(torch.arange(12).reshape(3, 4).t()), torch.tensor(5.5), what="mean_of_ints of a transposed (non-contiguous) int tensor")
+check_tensor(mean_of_ints(torch.tensor([10**12, 10**12 + 2])), torch.tensor(1e12), what="mean_of_ints of large int64 values")
+check_tensor(mean_of_ints(torch.zeros(0, dtype=torch.int64)), torch.tensor(float("nan")), what="mean_of_ints of an empty int tensor (nan, like the mean of an empty float tensor)")
+for source in (torch.tensor([1, 2, 3]), torch.tensor([[True, False]]), torch.tensor([0.5, 1.5], dtype=torch.float64)):
+    old = str(source.dtype)[6:]
+    result, changed = call_watching_inputs(mean_of_ints, source)
+    check_true(changed == [], f"Expected mean_of_ints to leave its {old} input unchanged (measured in your process), but it changed it.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Casting for `nn.Linear`
+#
+# A layer such as `nn.Linear` holds `float32` weights and computes `x @ weight.T + bias`. That matrix
+# product needs both sides in one dtype, and PyTorch does not cast your input for you. Integer data
+# (counts, pixel values, category codes) and NumPy's `float64` must be cast to the layer's dtype
+# first.
+#
+# ### Quiz: an int64 tensor into `nn.Linear`
+#
+# Predict first, then run the next cells to check. With `layer = nn.Linear(3, 2)` and
+# `x = torch.tensor([[1, 2, 3]])`, what happens on `layer(x)`?
+#
+# - **A.** a `RuntimeError` saying the dtypes do not match (`Long` and `Float`)
+# - **B.** it works: the layer casts `x` to `float32` itself
+# - **C.** it works and returns an `int64` result, because the input was `int64`
+# - **D.** a `TypeError`, because `nn.Linear` only accepts NumPy arrays
+
+# %% answer answer_linear_int_input
+# One upper-case letter as a string, for example "A".
+answer_linear_int_input = None
+### BEGIN SOLUTION
+answer_linear_int_input = "A"
+### END SOLUTION
+
+# %% test answer_linear_int_input points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_linear_int_input, "ABCD", name="answer_linear_int_input")
+passed("answer_linear_int_input", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_linear_int_input, "A", name="answer_linear_int_input",
+          why="nn.Linear multiplies the input with its float32 weights, and a matrix product needs one dtype on both sides, so an int64 input raises a RuntimeError (mat1 and mat2 must have the same dtype, Long and Float); cast with x.float().")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Here is the real error, and the fix:
+
+# %%
+layer = nn.Linear(3, 2)
+x = torch.tensor([[1, 2, 3]])
+print("input dtype:", x.dtype, "  weight dtype:", layer.weight.dtype)
+try:
+    layer(x)
+except RuntimeError as err:
+    print("RuntimeError:", err)
+print("after x.float():", layer(x.float()))
+
+# %% [markdown]
+# NumPy's `float64` fails the same way (`Double` is PyTorch's name for `float64`, `Long` for
+# `int64`). Casting to `layer.weight.dtype` keeps the code right even if the layer changes dtype. On
+# a GPU, move and cast in one step with `.to(device, dtype)`, with the layer on that device too.
+
+# %%
+batch = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+try:
+    layer(torch.from_numpy(batch))
+except RuntimeError as err:
+    print("RuntimeError:", err)
+print(layer(torch.from_numpy(batch).to(layer.weight.dtype)).dtype)
+
+layer_on_device = nn.Linear(3, 2).to(device)
+inputs = torch.from_numpy(batch).to(device, torch.float32)
+print("on", layer_on_device(inputs).device, "with dtype", layer_on_device(inputs).dtype)
+
+# %% [markdown]
+# Not everything should become a float. Class labels for `nn.CrossEntropyLoss` are class *indices*
+# and must stay integers (`int64`); cast the inputs, not the labels.
+
+# %%
+logits = torch.randn(2, 3)
+labels = torch.tensor([0, 2])
+print("int64 labels:", nn.CrossEntropyLoss()(logits, labels))
+try:
+    nn.CrossEntropyLoss()(logits, labels.float())
+except RuntimeError as err:
+    print("RuntimeError with float labels:", err)
+
+# %% [markdown]
+# ## Common mistakes
+#
+# - **Feeding ints or `float64` to a model.** `nn.Linear` and the other layers want the dtype of
+#   their weights, `float32` by default. Cast inputs with `.float()` or `.to(layer.weight.dtype)`.
+# - **Forgetting that NumPy is `float64`.** `torch.from_numpy` keeps it; the result then spreads
+#   `float64` through arithmetic, or stops a layer.
+# - **Casting without keeping the result.** `x.float()` returns a new tensor; on its own line it
+#   changes nothing. Write `x = x.float()`.
+# - **Expecting a cast to round.** `.long()` drops the fraction towards zero; round first with
+#   `torch.round` if that is what you mean.
+# - **Calling `.mean()` on ints.** It raises; cast to a float dtype first.
+# - **Casting labels to float.** Class indices for `CrossEntropyLoss` stay `int64`.
+
+# %%
+x = torch.tensor([1, 2, 3])
+x.float()
+print("after a bare x.float():", x.dtype)
+x = x.float()
+print("after x = x.float():   ", x.dtype)
+print("round, then cast:", torch.round(torch.tensor([1.7, -1.7])).long(), "  cast only:", torch.tensor([1.7, -1.7]).long())
+
+# %% [markdown]
+# ## Recap
+#
+# - Every tensor has one dtype (`t.dtype`), which fixes the bytes, range and precision per element.
+# - Python floats become `float32` and Python ints `int64`; factory functions make `float32`.
+# - NumPy floats are `float64`, and `torch.from_numpy` and `torch.tensor` keep that dtype.
+# - Cast with `.float()`, `.long()`, `.to(torch.float32)` or `.to(device, dtype)`; the result is a
+#   new tensor, and casting can truncate, wrap around or lose digits.
+# - Mixed arithmetic promotes to the wider dtype; `mean` needs floats.
+# - `nn.Linear` needs inputs in its weights' dtype: cast ints and `float64` with `.float()`; keep
+#   class labels `int64`.
+#
+# ## Try it
+#
+# These cells are not graded. Change them and run them again.
+
+# %%
+# Predict each dtype before you run the cell.
+print((torch.tensor([1, 2]) * 0.5).dtype)
+print((torch.tensor([1, 2], dtype=torch.int32) + torch.tensor([1, 2])).dtype)
+print(torch.from_numpy(np.array([1, 2], dtype=np.float32)).dtype)
+print(torch.tensor(np.array([True, False])).float().sum())
+
+# %%
+# How many significant digits survive? Try float16, bfloat16 and float64 too.
+third = torch.tensor(1 / 3, dtype=torch.float64)
+for dtype in (torch.float16, torch.float32, torch.float64):
+    print(f"{str(dtype):<14} {third.to(dtype).item():.20f}")
+
+# %%
+# Feed a uint8 "image" to a layer: fix the error, then try scaling to [0, 1] with / 255.
+pixels = torch.randint(0, 256, (1, 3), dtype=torch.uint8)
+try:
+    print(nn.Linear(3, 1)(pixels))
+except RuntimeError as err:
+    print("RuntimeError:", err)

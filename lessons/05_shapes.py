@@ -1,0 +1,745 @@
+# %% [markdown]
+# # Lesson 5: reshaping, broadcasting and reductions
+#
+# Most bugs in a training pipeline are shape bugs: a tensor with its dimensions in the wrong order,
+# one dimension too many, or a mean taken over the wrong axis. This lesson is about reading and
+# changing shapes on purpose.
+#
+# **You will learn to**
+#
+# - tell a *view* (new shape, same memory) from a *copy*, and read `stride()` and `is_contiguous()`;
+# - choose between `view` and `reshape`, and know why `view` sometimes refuses;
+# - reorder dimensions with `permute`, `transpose` and `.t()`, and add or drop size-1 dimensions
+#   with `unsqueeze` and `squeeze`;
+# - predict the shape of `a + b` with the broadcasting rules;
+# - reduce along a chosen dimension with `sum` and `mean`, using `dim` and `keepdim`;
+# - multiply matrices with `@`;
+# - spot the shape mistakes that run without an error and give wrong numbers.
+
+# %%
+import torch
+
+from course.device import describe_setup, default_device
+from course.pictures.shapes import broadcast_alignment, memory_order
+
+device = default_device()
+print(describe_setup())
+
+# %% [markdown]
+# ## What the dimensions mean
+#
+# A shape is a list of sizes, and each position has a meaning that *you* give it. PyTorch never
+# checks that meaning; it only checks sizes. In a vision model the usual meanings are:
+#
+# | rank | shape | what it holds |
+# |---|---|---|
+# | 2 | `(batch, features)` | one row of features per example: what `nn.Linear` expects |
+# | 3 | `(channels, height, width)` | one colour image |
+# | 4 | `(batch, channels, height, width)` | a batch of colour images: what `nn.Conv2d` expects |
+#
+# Every layer reads its input's dimensions in a fixed order. Feed it a tensor whose sizes fit but
+# whose meanings are in another order, and it computes garbage without complaint. So read the shape
+# before each step, and say what each dimension means.
+
+# %%
+images = torch.randn(16, 3, 8, 8, device=device)        # batch, channels, height, width
+layer = torch.nn.Linear(3 * 8 * 8, 2).to(device)         # wants (batch, features)
+features = images.reshape(16, -1)                         # one row of 192 numbers per image
+scores = layer(features)
+print("images  ", tuple(images.shape))
+print("features", tuple(features.shape))
+print("scores  ", tuple(scores.shape), "-> one score per class, per image")
+
+# %% [markdown]
+# ## Memory, strides and views
+#
+# A tensor is a block of memory plus a recipe for reading it: the shape, and the *stride* of each
+# dimension, which says how many elements to skip in memory to move one step along that dimension.
+# `x.stride()` shows the recipe. A tensor whose rows sit one after another in memory, in order, is
+# *contiguous* (`x.is_contiguous()`).
+
+# %%
+x = torch.arange(6, device=device).reshape(2, 3)
+print(x)
+print("shape", tuple(x.shape), "stride", x.stride(), "contiguous:", x.is_contiguous())
+
+# %% [markdown]
+# Many shape operations build a new recipe over the **same memory** instead of copying. Such a
+# result is a *view*: writing through it changes the original. `x.t()` (transpose) is a view: it
+# only swaps the strides, so reading it row by row jumps around in memory, and it is no longer
+# contiguous.
+
+# %%
+xt = x.t()
+print("x.t() shape", tuple(xt.shape), "stride", xt.stride(), "contiguous:", xt.is_contiguous())
+xt[0, 1] = 100                       # a write through the view...
+print(x)                             # ...shows in x: same memory
+print("same memory:", xt.data_ptr() == x.data_ptr())
+x[0, 1] = 1                          # put the value back
+
+# %% [markdown]
+# The picture shows both recipes over the one strip of memory. Reading `x` row by row visits the
+# slots in order; reading `x.t()` row by row jumps.
+
+# %%
+memory_order(2, 3)
+
+# %% [markdown]
+# `x.contiguous()` returns the tensor itself when it is already contiguous, and otherwise a copy
+# laid out in order. `x.clone()` always copies.
+
+# %%
+fixed = xt.contiguous()
+print("stride", fixed.stride(), "contiguous:", fixed.is_contiguous(), "same memory:", fixed.data_ptr() == x.data_ptr())
+
+# %% [markdown]
+# ## View versus reshape
+#
+# Both give the same elements, read in row-major order (last dimension fastest), under a new shape.
+# One size may be `-1`: PyTorch works it out from the others.
+#
+# - `x.view(shape)` **never copies**. It only works when the new shape can be described with new
+#   strides over the existing memory; otherwise it raises a `RuntimeError`.
+# - `x.reshape(shape)` returns a view when it can, and a copy when it must. It always works (when
+#   the sizes add up).
+
+# %%
+grid = torch.arange(12, device=device).reshape(3, 4)
+flat = grid.view(-1)
+print(flat, "view shares memory:", flat.data_ptr() == grid.data_ptr())
+try:
+    grid.t().view(-1)
+except RuntimeError as error:
+    print("view after t() raised RuntimeError:", error)
+copied = grid.t().reshape(-1)
+print(copied, "reshape shares memory:", copied.data_ptr() == grid.data_ptr())
+
+# %% [markdown]
+# So after a `permute` or a transpose, use `reshape` (or call `.contiguous()` first, then `view`).
+# Use `view` when you *want* to be sure no copy is made, for example when you write through the
+# result.
+#
+# One more trap: `-1` cannot be worked out when the tensor has no elements and another size is 0,
+# because any number would fit. `torch.flatten(x, start_dim=1)` (or `x.flatten(1)`) keeps the first
+# dimension and merges all the others, and it handles that case.
+
+# %%
+empty_batch = torch.zeros(0, 3, 4, 4, device=device)
+try:
+    empty_batch.reshape(0, -1)
+except RuntimeError as error:
+    print("reshape(0, -1) raised RuntimeError:", error)
+print(tuple(empty_batch.flatten(1).shape), tuple(empty_batch.reshape(0, 3 * 4 * 4).shape))
+
+# %% [markdown]
+# **Try it.** Make `y = torch.arange(24).reshape(2, 3, 4)`. Which of `y.view(6, 4)`, `y.view(4, 6)`,
+# `y.permute(2, 0, 1).view(-1)` work? Predict first, then run them, and compare `stride()`s.
+
+# %%
+y = torch.arange(24).reshape(2, 3, 4)
+print(y.view(6, 4).stride())
+
+# %% [markdown]
+# ### Your turn: `flatten_images`
+#
+# Turn a batch of images `(B, C, H, W)` into a matrix `(B, C*H*W)`: one row per image, each row the
+# image's values in row-major order (all of channel 0, then channel 1, ...), as `nn.Linear` wants.
+# It must work when the batch is not contiguous in memory (after a `permute`, or stored as
+# `x.to(memory_format=torch.channels_last)`), and for an empty batch (`B = 0`). Keep the dtype.
+
+# %% answer flatten_images
+def flatten_images(x):
+    """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
+    ### BEGIN SOLUTION
+    return x.flatten(1)
+    ### END SOLUTION
+
+# %% test flatten_images points=2
+import torch
+from course.checks import check_tensor, passed
+
+x = torch.arange(24).reshape(2, 3, 2, 2)
+check_tensor(flatten_images(x), torch.arange(24).reshape(2, 12), what="flatten_images of a (2, 3, 2, 2) batch")
+x_channels_last = x.to(memory_format=torch.channels_last)  # same values, not contiguous in memory
+check_tensor(flatten_images(x_channels_last), torch.arange(24).reshape(2, 12),
+             what="flatten_images of a (2, 3, 2, 2) batch stored channels-last (not contiguous)")
+passed("flatten_images")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+for dev in test_devices():
+    g = torch.Generator().manual_seed(5)
+    watched = torch.randn(2, 4, 3, 3, generator=g).to(dev).permute(0, 3, 1, 2)
+    result, changed = call_watching_inputs(flatten_images, watched)
+    check_true(changed == [], f"Expected flatten_images to leave its input batch unchanged (measured in your process), but it changed it on {dev}.")
+    permuted = torch.randn(3, 5, 7, 2, generator=g).to(dev).permute(0, 3, 1, 2)
+    swapped = torch.randn(2, 3, 5, 4, generator=g).to(dev).transpose(2, 3)
+    strided = torch.randn(2, 3, 6, 5, generator=g).to(dev)[:, :, ::2, :]
+    single = torch.randn(1, 1, 3, 3, generator=g).to(dev)
+    pixels = torch.randn(4, 6, 1, 1, generator=g).to(dev)
+    counts = torch.arange(60, device=dev).reshape(2, 5, 2, 3).permute(0, 3, 2, 1)
+    tracked = torch.randn(2, 3, 4, 4, generator=g).to(dev).requires_grad_()
+    cases = [
+        ("a (3, 2, 5, 7) batch made by permute (not contiguous)", permuted, permuted.contiguous().view(3, 70)),
+        ("a (2, 3, 4, 5) batch made by transpose(2, 3)", swapped, swapped.contiguous().view(2, 60)),
+        ("a sliced batch x[:, :, ::2, :] (not contiguous)", strided, strided.contiguous().view(2, 45)),
+        ("a (1, 1, 3, 3) batch", single, single.contiguous().view(1, 9)),
+        ("a (4, 6, 1, 1) batch", pixels, pixels.contiguous().view(4, 6)),
+        ("an empty batch (0, 3, 4, 5)", torch.zeros(0, 3, 4, 5, device=dev), torch.zeros(0, 60, device=dev)),
+        ("an int64 batch (dtype kept)", counts, counts.contiguous().view(2, 30)),
+        ("a batch that requires grad", tracked, tracked.detach().contiguous().view(2, 48)),
+    ]
+    for label, batch, expected in cases:
+        check_tensor(flatten_images(batch), expected, what=f"flatten_images of {label} on {dev}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: `view` after a transpose
+#
+# `x = torch.arange(6).reshape(2, 3)`. What does `x.t().view(-1)` do?
+#
+# - **A.** It returns the six numbers in the transposed order, `0, 3, 1, 4, 2, 5`, as a view of `x`.
+# - **B.** It returns `0, 1, 2, 3, 4, 5`: `view` ignores the transpose and reads memory in order.
+# - **C.** It raises a `RuntimeError`, because `x.t()` is not contiguous; `x.t().reshape(-1)` works.
+# - **D.** It quietly copies the data, then returns `0, 3, 1, 4, 2, 5`.
+
+# %% answer answer_view_after_transpose
+# One upper-case letter as a string, for example "A".
+answer_view_after_transpose = None
+### BEGIN SOLUTION
+answer_view_after_transpose = "C"
+### END SOLUTION
+
+# %% test answer_view_after_transpose points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_view_after_transpose, "ABCD", name="answer_view_after_transpose")
+passed("answer_view_after_transpose", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_view_after_transpose, "C", name="answer_view_after_transpose",
+          why="x.t() has strides (1, 3): its rows are not laid out one after another in memory, so no single stride "
+              "can read it as one flat run. view never copies, so it raises a RuntimeError; reshape (or "
+              ".contiguous().view(-1)) makes the copy and returns 0, 3, 1, 4, 2, 5.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Reordering dimensions: permute, transpose and t()
+#
+# `reshape` keeps the row-major order of the elements and only regroups them. To change which
+# dimension means what, move the dimensions themselves:
+#
+# - `x.permute(*dims)` puts the dimensions in the order you list: `x.permute(0, 2, 3, 1)` turns
+#   `(B, C, H, W)` into `(B, H, W, C)`, and `out[b, h, w, c]` is `x[b, c, h, w]`.
+# - `x.transpose(i, j)` swaps two dimensions; `x.t()` is `transpose(0, 1)` for a matrix (2D at
+#   most), and `x.T` is its shorthand.
+#
+# All three return views (no copy), which are usually not contiguous.
+
+# %%
+batch = torch.arange(2 * 3 * 2 * 4, device=device).reshape(2, 3, 2, 4)  # (B, C, H, W)
+last = batch.permute(0, 2, 3, 1)                                         # (B, H, W, C)
+print(tuple(last.shape), "stride", last.stride(), "contiguous:", last.is_contiguous())
+print("pixel (0, 1, 2) of image 0, all channels:", last[0, 1, 2].tolist(), "=", batch[0, :, 1, 2].tolist())
+print("transpose(1, 3):", tuple(batch.transpose(1, 3).shape), " <- (B, W, H, C): height and width swapped too")
+
+# %% [markdown]
+# Why does order matter if the sizes fit? `reshape(2, 2, 4, 3)` gives the same shape as the
+# `permute` above, but it only regroups the elements in memory order, so each "pixel" now holds
+# three neighbouring numbers from one channel, not the three channels of one pixel.
+
+# %%
+wrong = batch.reshape(2, 2, 4, 3)
+print("reshape:", wrong[0, 1, 2].tolist(), " permute:", last[0, 1, 2].tolist())
+
+# %% [markdown]
+# ### Your turn: `to_channels_last`
+#
+# Turn `(B, C, H, W)` into `(B, H, W, C)` so that `out[b, h, w, c] == x[b, c, h, w]`: each pixel
+# ends up holding its channel values together. Images are not always square.
+
+# %% answer to_channels_last
+def to_channels_last(x):
+    """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
+    ### BEGIN SOLUTION
+    return x.permute(0, 2, 3, 1)
+    ### END SOLUTION
+
+# %% test to_channels_last points=2
+import torch
+from course.checks import check_shape, check_tensor, passed
+
+x = torch.arange(12).reshape(1, 3, 2, 2)  # one image, 3 channels, 2x2 pixels
+expected = torch.tensor([[[[0, 4, 8], [1, 5, 9]],
+                          [[2, 6, 10], [3, 7, 11]]]])  # each pixel holds its 3 channel values
+check_tensor(to_channels_last(x), expected, what="to_channels_last of torch.arange(12).reshape(1, 3, 2, 2)")
+check_shape(tuple(to_channels_last(torch.zeros(2, 3, 4, 5)).shape), (2, 4, 5, 3),
+            what="the shape of to_channels_last for a (2, 3, 4, 5) batch (H=4, W=5)")
+passed("to_channels_last")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+for dev in test_devices():
+    g = torch.Generator().manual_seed(7)
+    watched = torch.randn(2, 3, 4, 5, generator=g).to(dev)
+    result, changed = call_watching_inputs(to_channels_last, watched)
+    check_true(changed == [], f"Expected to_channels_last to leave its input batch unchanged (measured in your process), but it changed it on {dev}.")
+    x = torch.randn(2, 3, 4, 5, generator=g).to(dev)
+    odd = torch.randn(3, 2, 7, 5, generator=g).to(dev)
+    stored_last = torch.randn(2, 5, 3, 4, generator=g).to(dev).permute(0, 3, 1, 2)
+    gray = torch.randn(4, 1, 3, 2, generator=g).to(dev)
+    empty = torch.zeros(0, 3, 2, 5, device=dev)
+    counts = torch.arange(60, device=dev).reshape(1, 3, 4, 5)
+    tracked = torch.randn(2, 3, 2, 3, generator=g).to(dev).requires_grad_()
+    cases = [
+        ("a (2, 3, 4, 5) batch", x),
+        ("a (3, 2, 7, 5) batch", odd),
+        ("a (2, 4, 5, 3) batch made by permute (not contiguous)", stored_last),
+        ("a one-channel (4, 1, 3, 2) batch", gray),
+        ("an empty batch (0, 3, 2, 5)", empty),
+        ("an int64 batch (dtype kept)", counts),
+        ("a batch that requires grad", tracked),
+    ]
+    for label, batch in cases:
+        expected = batch.detach().permute(0, 2, 3, 1).clone()
+        check_tensor(to_channels_last(batch), expected, what=f"to_channels_last of {label} on {dev}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Adding and removing size-1 dimensions: squeeze and unsqueeze
+#
+# A dimension of size 1 holds no extra data, but it changes how a tensor lines up with others.
+#
+# - `x.unsqueeze(d)` inserts a size-1 dimension at position `d`: a single image `(C, H, W)`
+#   becomes a batch of one, `(1, C, H, W)`, with `unsqueeze(0)`. Indexing with `None` does the
+#   same: `x[None]`, `v[:, None]`.
+# - `x.squeeze(d)` removes dimension `d` if its size is 1 (and does nothing otherwise).
+#   `x.squeeze()` with no argument removes **every** size-1 dimension, which is risky.
+
+# %%
+image = torch.randn(3, 8, 8, device=device)
+one_batch = image.unsqueeze(0)
+print(tuple(image.shape), "->", tuple(one_batch.shape))
+row = torch.tensor([1.0, 2.0, 3.0], device=device)
+print(tuple(row.unsqueeze(0).shape), tuple(row.unsqueeze(1).shape), tuple(row[:, None].shape))
+scores = torch.randn(1, 10, 1, device=device)     # one example, ten scores, a stray size-1 dimension
+print(tuple(scores.squeeze(2).shape), "<- only dim 2 removed;", tuple(scores.squeeze().shape), "<- the batch dimension went too")
+
+# %% [markdown]
+# **Try it.** Make a batch of one grayscale image, `torch.zeros(1, 1, 28, 28)`, and call
+# `.squeeze()` on it. What shape is left, and what would a layer expecting `(B, C, H, W)` think it is?
+
+# %%
+print(tuple(torch.zeros(1, 1, 28, 28).squeeze().shape))
+
+# %% [markdown]
+# ## Broadcasting
+#
+# Element-wise operations (`+`, `-`, `*`, `/`, comparisons) accept tensors of different shapes
+# when the shapes are *compatible*. To check, PyTorch (like NumPy):
+#
+# 1. writes the two shapes one above the other, **lined up from the right**;
+# 2. treats a missing dimension on the left as size 1;
+# 3. compares each column: the sizes must be equal, or one of them must be 1. A size 1 is
+#    *stretched* to the other size (the same values reused, nothing copied).
+#
+# The result has, in each column, the larger size. If some column has two different sizes and
+# neither is 1, the operation raises a `RuntimeError`.
+#
+# Subtracting a per-channel mean of shape `(1, 3, 1, 1)` from a batch `(4, 3, 2, 2)` works: the
+# channel sizes match, and every other size of the mean is 1 and stretches. In these pictures,
+# orange boxes are size-1 dimensions that stretch, dashed grey boxes are missing dimensions
+# (counted as 1), and red boxes are sizes that clash.
+
+# %%
+broadcast_alignment((4, 3, 2, 2), (1, 3, 1, 1), names=("batch", "mean"))
+
+# %% [markdown]
+# A mean of shape `(3,)` is lined up with the **last** dimension, the width, not with the channels.
+# Here the width is 2, so the shapes clash. (Had the width been 3, it would have run and subtracted
+# the wrong numbers: the rules compare sizes, not meanings.)
+
+# %%
+broadcast_alignment((4, 3, 2, 2), (3,), names=("batch", "mean"))
+
+# %%
+batch = torch.randn(4, 3, 2, 2, device=device)
+channel_mean = torch.tensor([0.5, 0.4, 0.3], device=device)
+print(tuple((batch - channel_mean.view(1, 3, 1, 1)).shape))
+try:
+    batch - channel_mean
+except RuntimeError as error:
+    print("RuntimeError:", error)
+
+# %% [markdown]
+# Stretching costs no memory: `expand` shows what broadcasting does under the hood, a view whose
+# stride is 0 along the stretched dimension, so every step reads the same element again.
+
+# %%
+column = torch.tensor([[1.0], [2.0], [3.0]], device=device)   # (3, 1)
+stretched = column.expand(3, 5)
+print(tuple(stretched.shape), "stride", stretched.stride())
+row = torch.arange(5.0, device=device)                          # (5,)
+print(column + row)                                             # (3, 1) with (5,): every pair
+
+# %% [markdown]
+# **Try it.** Draw your own: `broadcast_alignment((8, 1, 6, 1), (7, 1, 5))`. Predict the result
+# shape first, then check it with `torch.zeros(8, 1, 6, 1) + torch.zeros(7, 1, 5)`.
+
+# %%
+broadcast_alignment((8, 1, 6, 1), (7, 1, 5))
+
+# %% [markdown]
+# ### Quiz: a broadcast shape
+#
+# What is the shape of `torch.zeros(3, 1) + torch.zeros(1, 4)`? Answer with a tuple of ints.
+
+# %% answer answer_broadcast_shape
+# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = None
+### BEGIN SOLUTION
+answer_broadcast_shape = (3, 4)
+### END SOLUTION
+
+# %% test answer_broadcast_shape points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_broadcast_shape, name="answer_broadcast_shape")
+passed("answer_broadcast_shape", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_broadcast_shape, (3, 4), name="answer_broadcast_shape",
+          why="Lined up from the right, the columns are (1, 4) and (3, 1): in each one a size 1 stretches to the "
+              "other size, so the result is (3, 4), every row value paired with every column value.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Reductions with dim and keepdim
+#
+# A *reduction* combines many numbers into fewer: `sum`, `mean`, `std`, `max`, ... With no
+# argument it reduces everything to a 0-d tensor. With `dim=d` it reduces **along** dimension `d`:
+# that dimension disappears from the shape, and everything else stays. `dim` can also be a tuple of
+# dimensions.
+
+# %%
+table = torch.tensor([[1.0, 2.0, 3.0],
+                      [4.0, 5.0, 6.0]], device=device)   # 2 rows, 3 columns
+print(table.sum(), table.mean())
+print("sum(dim=0):", table.sum(dim=0), "<- shape (3,): one total per column, the rows were added up")
+print("sum(dim=1):", table.sum(dim=1), "<- shape (2,): one total per row")
+print("mean(dim=(0, 1)):", table.mean(dim=(0, 1)))
+
+# %% [markdown]
+# `keepdim=True` keeps the reduced dimension as size 1 instead of dropping it. That is what you
+# want when you combine the result with the original tensor: a `(2, 1)` row mean lines up with
+# `(2, 3)` row by row, while a `(2,)` row mean would be lined up with the columns (and here clash).
+
+# %%
+print(tuple(table.mean(dim=1).shape), tuple(table.mean(dim=1, keepdim=True).shape))
+print(table / table.sum(dim=1, keepdim=True))     # each row divided by its own total
+try:
+    table / table.sum(dim=1)
+except RuntimeError as error:
+    print("without keepdim:", error)
+
+# %% [markdown]
+# A few more details you will need:
+#
+# - `mean` needs a floating-point tensor (convert integers with `.float()` first).
+# - `std` and `var` divide by `n - 1` by default (the *sample* estimate). The *population* value
+#   divides by `n`: pass `correction=0`.
+# - `max(dim=d)` returns two tensors, the values and their positions (`.values`, `.indices`).
+
+# %%
+pair = torch.tensor([1.0, 3.0], device=device)
+print("std:", pair.std().item(), " std(correction=0):", pair.std(correction=0).item())
+best = table.max(dim=1)
+print(best.values, best.indices)
+
+# %% [markdown]
+# **Try it.** For `table`, compute the share of each column in its column total (each column should
+# add up to 1). Which `dim`, and do you need `keepdim`?
+
+# %%
+print(table.sum(dim=0, keepdim=True))
+
+# %% [markdown]
+# ### Your turn: `center_rows`
+#
+# For a 2D tensor, subtract from each row that row's own mean, so that every row of the result has
+# mean 0. Do not change `x` itself (no in-place `-=`).
+
+# %% answer center_rows
+def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    ### BEGIN SOLUTION
+    return x - x.mean(dim=1, keepdim=True)
+    ### END SOLUTION
+
+# %% test center_rows points=2
+import torch
+from course.checks import check_tensor, passed
+
+square = torch.tensor([[1.0, 2.0], [10.0, 30.0]])
+check_tensor(center_rows(square), torch.tensor([[-0.5, 0.5], [-10.0, 10.0]]),
+             what="center_rows of [[1, 2], [10, 30]] (row means 1.5 and 20)")
+wide = torch.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+check_tensor(center_rows(wide), torch.tensor([[-1.0, 0.0, 1.0], [-10.0, 0.0, 10.0]]),
+             what="center_rows of [[1, 2, 3], [10, 20, 30]] (row means 2 and 20)")
+passed("center_rows")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+for dev in test_devices():
+    g = torch.Generator().manual_seed(11)
+    watched = (torch.randn(4, 6, generator=g) * 3 + 2).to(dev)
+    result, changed = call_watching_inputs(center_rows, watched)
+    check_true(changed == [], f"Expected center_rows to leave x unchanged (measured in your process), but it changed x on {dev}: "
+                              "compute a new tensor instead of subtracting in place.")
+    cases = [
+        ("a (5, 7) tensor", (torch.randn(5, 7, generator=g) * 3 + 2).to(dev)),
+        ("a (7, 5) tensor", (torch.randn(7, 5, generator=g) + 4).to(dev)),
+        ("a (5, 7) tensor made by .t() (not contiguous)", torch.randn(7, 5, generator=g).to(dev).t()),
+        ("a single row", torch.tensor([[2.0, 4.0, 9.0]], device=dev)),
+        ("a (3, 1) tensor (each row is one number, so all zeros)", torch.tensor([[2.0], [4.0], [9.0]], device=dev)),
+        ("an empty (0, 4) tensor", torch.zeros(0, 4, device=dev)),
+        ("a float64 (3, 4) tensor", (torch.randn(3, 4, generator=g, dtype=torch.float64) * 1e3).to(dev)),
+        ("a tensor that requires grad", torch.randn(3, 3, generator=g).to(dev).requires_grad_()),
+    ]
+    for label, x in cases:
+        exact = x.detach().double()
+        expected = (exact - exact.mean(dim=1, keepdim=True)).to(x.dtype)
+        check_tensor(center_rows(x), expected, what=f"center_rows of {label} on {dev}", dtype=False,
+                     atol=1e-9 if x.dtype == torch.float64 else 1e-5)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Your turn: `normalize_channels`
+#
+# Image models often expect every channel to have mean 0 and standard deviation 1 over the batch.
+# For a batch `(B, C, H, W)`, compute for each channel the mean and the **population** standard
+# deviation (`correction=0`) over dims 0, 2 and 3 (every image, every pixel), and return
+# `(x - mean) / (std + 1e-5)`. The result has the shape and the dtype of `x` (float64 stays
+# float64); `x` itself is unchanged. Batches may arrive in any memory layout.
+
+# %% answer normalize_channels
+def normalize_channels(x):
+    """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
+    ### BEGIN SOLUTION
+    mean = x.mean(dim=(0, 2, 3), keepdim=True)
+    std = x.std(dim=(0, 2, 3), keepdim=True, correction=0)
+    return (x - mean) / (std + 1e-5)
+    ### END SOLUTION
+
+# %% test normalize_channels points=3
+import torch
+from course.checks import check_tensor, passed
+
+x = torch.tensor([[[[1.0, 3.0]], [[10.0, 30.0]]]])  # (1, 2, 1, 2): channel 0 holds 1 and 3, channel 1 holds 10 and 30
+expected = torch.tensor([[[[-1.0, 1.0]], [[-1.0, 1.0]]]])  # channel 0: mean 2, std 1; channel 1: mean 20, std 10
+check_tensor(normalize_channels(x), expected, what="normalize_channels of a (1, 2, 1, 2) batch", atol=1e-4)
+check_tensor(normalize_channels(x.double()), expected.double(), what="normalize_channels of the same batch in float64 (dtype kept)", atol=1e-4)
+passed("normalize_channels")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+for dev in test_devices():
+    g = torch.Generator().manual_seed(3)
+    watched = (torch.randn(2, 3, 4, 4, generator=g) * 2 + 1).to(dev)
+    result, changed = call_watching_inputs(normalize_channels, watched)
+    check_true(changed == [], f"Expected normalize_channels to leave x unchanged (measured in your process), but it changed x on {dev}: "
+                              "compute a new tensor instead of subtracting or dividing in place.")
+    scale = torch.tensor([1.0, 5.0, 1e-3]).view(1, 3, 1, 1)
+    shift = torch.tensor([0.5, 10.0, 0.0]).view(1, 3, 1, 1)
+    cases = [
+        ("a (5, 3, 7, 11) batch (one channel with a tiny spread)", (torch.randn(5, 3, 7, 11, generator=g) * scale + shift).to(dev)),
+        ("a (4, 3, 5, 6) batch made by permute (not contiguous)", (torch.randn(4, 5, 6, 3, generator=g) * 2 - 1).to(dev).permute(0, 3, 1, 2)),
+        ("a (4, 3, 5, 6) batch made by transpose(2, 3) (not contiguous)", (torch.randn(4, 3, 6, 5, generator=g) * 3 + 2).to(dev).transpose(2, 3)),
+        ("a (2, 3, 4, 3) batch (width equals channels)", (torch.randn(2, 3, 4, 3, generator=g) * scale + shift * 0.1).to(dev)),
+        ("a float64 batch (dtype kept)", (torch.randn(3, 2, 5, 7, generator=g, dtype=torch.float64) * 4 + 1).to(dev)),
+        ("a (1, 4, 1, 1) batch (one value per channel, std 0, so all zeros)", torch.tensor([3.0, -1.0, 7.0, 0.5], device=dev).view(1, 4, 1, 1)),
+        ("a constant batch (std 0, so all zeros)", torch.full((2, 2, 3, 3), 4.0, device=dev)),
+        ("a batch that requires grad", torch.randn(2, 3, 2, 2, generator=g).to(dev).requires_grad_()),
+    ]
+    for label, x in cases:
+        exact = x.detach().double()
+        mean = exact.mean(dim=(0, 2, 3), keepdim=True)
+        std = exact.std(dim=(0, 2, 3), keepdim=True, correction=0)
+        expected = ((exact - mean) / (std + 1e-5)).to(x.dtype)
+        tolerance = 1e-9 if x.dtype == torch.float64 else 1e-4
+        check_tensor(normalize_channels(x), expected, what=f"normalize_channels of {label} on {dev}", atol=tolerance, rtol=tolerance)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Matrix multiply with @
+#
+# `a @ b` (or `torch.matmul(a, b)`) is the matrix product: for `a` of shape `(n, k)` and `b` of
+# shape `(k, m)` it gives `(n, m)`, each entry the dot product of a row of `a` with a column of
+# `b`. The inner sizes (`k`) must match. This is what a linear layer computes. `*` is something
+# else: element-wise multiplication, with broadcasting.
+
+# %%
+inputs = torch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)   # (2, 2): two examples, two features
+weight = torch.tensor([[0.5], [0.5]], device=device)             # (2, 1): one output
+print((inputs @ weight).tolist(), "<- (2, 2) @ (2, 1) = (2, 1)")
+print((inputs * weight).tolist(), "<- element-wise: weight broadcast to (2, 2)")
+try:
+    inputs @ torch.ones(3, 1, device=device)
+except RuntimeError as error:
+    print("RuntimeError:", error)
+
+# %% [markdown]
+# With more than two dimensions, `@` multiplies the last two and broadcasts the ones in front, so a
+# whole batch goes through in one call. Two 1D tensors give their dot product.
+
+# %%
+stack = torch.randn(8, 4, 3, device=device)
+print(tuple((stack @ torch.randn(3, 5, device=device)).shape), "<- 8 products of (4, 3) @ (3, 5)")
+print((torch.tensor([1.0, 2.0]) @ torch.tensor([3.0, 4.0])).item())
+
+# %% [markdown]
+# Broadcasting and `@` together replace loops. To compare every row of `a` with every row of `b`,
+# give them different size-1 dimensions: `a[:, None, :]` is `(N, 1, D)` and `b[None, :, :]` is
+# `(1, M, D)`, so their difference is `(N, M, D)`, every pair at once. (The squared distance can
+# also be written with `@`: `|a|² + |b|² - 2 a·b`. Rounding can then make it slightly negative when
+# two points coincide, so clamp it at 0 with `.clamp_min(0)` before taking a square root.)
+
+# %%
+a = torch.tensor([[0.0, 0.0], [1.0, 1.0]], device=device)
+b = torch.tensor([[1.0, 0.0], [2.0, 2.0], [0.0, 0.0]], device=device)
+difference = a[:, None, :] - b[None, :, :]
+print(tuple(difference.shape))
+print((difference * difference).sum(dim=-1))            # squared distances, (2, 3)
+
+# %% [markdown]
+# ### Your turn: `pairwise_distances`
+#
+# For `a` of shape `(N, D)` and `b` of shape `(M, D)`, return the `(N, M)` tensor whose entry
+# `[i, j]` is the Euclidean distance between `a[i]` and `b[j]`. Use tensor operations, not Python
+# loops. Your result must agree with `torch.cdist(a, b)` to within 1e-4, for `N` and `M` that may
+# differ, be 1, or be 0, and for points that coincide (distance exactly 0).
+
+# %% answer pairwise_distances
+def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    ### BEGIN SOLUTION
+    return (a[:, None, :] - b[None, :, :]).pow(2).sum(dim=-1).sqrt()
+    ### END SOLUTION
+
+# %% test pairwise_distances points=3
+import torch
+from course.checks import check_tensor, passed
+
+a = torch.tensor([[0.0, 0.0], [3.0, 4.0]])
+b = torch.tensor([[0.0, 0.0], [6.0, 8.0], [3.0, 0.0]])
+check_tensor(pairwise_distances(a, b), torch.tensor([[0.0, 10.0, 3.0], [5.0, 5.0, 4.0]]),
+             what="pairwise_distances of 2 points and 3 points in 2D", atol=1e-4)
+passed("pairwise_distances")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+for dev in test_devices():
+    g = torch.Generator().manual_seed(13)
+    watched_a = torch.randn(5, 3, generator=g).to(dev)
+    watched_b = torch.randn(4, 3, generator=g).to(dev)
+    result, changed = call_watching_inputs(pairwise_distances, watched_a, watched_b)
+    check_true(changed == [], f"Expected pairwise_distances to leave a and b unchanged (measured in your process), but it changed {changed} on {dev}.")
+    points = (torch.randn(30, 5, generator=g, dtype=torch.float64) * 10).to(dev)
+    cases = [
+        ("300 and 200 points in 16D", torch.randn(300, 16, generator=g).to(dev), (torch.randn(200, 16, generator=g) * 2).to(dev)),
+        ("6 and 6 points (a (6, 6) result, every pair)", torch.randn(6, 3, generator=g).to(dev), torch.randn(6, 3, generator=g).to(dev)),
+        ("(7, 5) and (3, 5) inputs made by .t() (not contiguous)", torch.randn(5, 7, generator=g).to(dev).t(), torch.randn(5, 3, generator=g).to(dev).t()),
+        ("30 float64 points with themselves (zeros on the diagonal, no NaN)", points, points),
+        ("1 point and 3 points in 1D", torch.tensor([[2.5]], device=dev), torch.tensor([[-1.0], [2.5], [4.0]], device=dev)),
+        ("0 points and 3 points (an empty (0, 3) result)", torch.zeros(0, 4, device=dev), torch.randn(3, 4, generator=g).to(dev)),
+        ("4 points that require grad and 2 points", torch.randn(4, 3, generator=g).to(dev).requires_grad_(), torch.randn(2, 3, generator=g).to(dev)),
+    ]
+    for label, a, b in cases:
+        exact = torch.cdist(a.detach().cpu().double(), b.detach().cpu().double(), compute_mode="donot_use_mm_for_euclid_dist")
+        expected = exact.to(dtype=a.dtype, device=a.device)
+        check_tensor(pairwise_distances(a, b), expected, what=f"pairwise_distances of {label} on {dev}", atol=1e-4, rtol=0)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Common mistakes
+#
+# The first seed's list of beginner mistakes includes *misunderstanding dimensions*: treating
+# shapes casually. Most of the mistakes below raise no error at all; they quietly compute the
+# wrong thing, which is why they are worth knowing by sight.
+#
+# **1. Reshaping when you meant to move a dimension.** `reshape` regroups elements in memory
+# order; it never moves the channel dimension. Use `permute` (see the section on reordering).
+
+# %%
+chw = torch.arange(12, device=device).reshape(3, 2, 2)                # one image, 3 channels, 2x2
+print("reshape first pixel:", chw.reshape(2, 2, 3)[0, 0].tolist(), " permute first pixel:", chw.permute(1, 2, 0)[0, 0].tolist())
+
+# %% [markdown]
+# **2. `view` after `permute` or a transpose.** It raises a `RuntimeError` about size and stride;
+# use `reshape`, or `.contiguous().view(...)`.
+#
+# **3. Forgetting `keepdim`.** A reduced tensor lines up with the *last* dimensions of the original.
+# If the sizes happen to match, you get numbers without an error:
+
+# %%
+square = torch.tensor([[1.0, 2.0], [10.0, 30.0]], device=device)
+print("without keepdim:", (square - square.mean(dim=1)).tolist())
+print("with keepdim:   ", (square - square.mean(dim=1, keepdim=True)).tolist())
+
+# %% [markdown]
+# **4. Reducing along the wrong `dim`.** `dim` names the dimension that disappears: `dim=0`
+# combines the rows (one result per column), `dim=1` combines the columns (one result per row).
+#
+# **5. `squeeze()` with no argument.** With a batch of one, it removes the batch dimension too.
+# Name the dimension: `squeeze(1)`.
+#
+# **6. `*` where you meant `@`.** With a `(2, 2)` input and a `(2, 1)` weight both run, and only
+# `@` computes the linear layer.
+#
+# **7. The default `std`.** `x.std()` divides by `n - 1`; `correction=0` divides by `n`.
+
+# %%
+values = torch.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], device=device)
+print(values.std().item(), values.std(correction=0).item())
+
+# %% [markdown]
+# The habit that prevents all of these: print `tuple(t.shape)` (and, when a copy matters,
+# `t.stride()`) before and after each step, and say out loud what each dimension means.
+#
+# **Try it.** A model wants `(B, 3, 32, 32)` and you have one image of shape `(32, 32, 3)` (height,
+# width, channels), as image libraries often store it. Turn it into a batch of one with `permute`
+# and `unsqueeze`, and check the shape.
+
+# %%
+picture = torch.rand(32, 32, 3, device=device)
+print(tuple(picture.shape))
+
+# %% [markdown]
+# ## Recap
+#
+# - A tensor is memory plus a shape and strides. `view`, `permute`, `transpose`, `.t()`, `expand`
+#   and `unsqueeze`/`squeeze` make *views* over the same memory; `clone`, `contiguous` (when needed)
+#   and `reshape` (when needed) copy.
+# - `view` never copies and refuses non-contiguous layouts; `reshape` always works. `flatten(1)`
+#   turns `(B, C, H, W)` into `(B, C*H*W)`, also for an empty batch.
+# - `permute` moves dimensions; `reshape` only regroups them.
+# - Broadcasting lines shapes up from the right; missing dimensions count as 1; each column must
+#   match or have a 1, which stretches.
+# - `dim` says which dimension a reduction removes; `keepdim=True` keeps it as size 1 so the result
+#   broadcasts back against the input.
+# - `@` is the matrix product (`(n, k) @ (k, m) = (n, m)`); `*` is element-wise.
+# - Read shapes before you trust numbers: most dimension mistakes raise no error.
