@@ -1,0 +1,643 @@
+# %% [markdown]
+# # Lesson 3: where a tensor lives
+#
+# Every tensor has a *device*: the piece of hardware whose memory holds its numbers. So far every
+# tensor you made lived on the CPU. This lesson is about the GPU, and about the rules that keep
+# tensors on different devices apart.
+#
+# **You will learn to**
+#
+# - read a tensor's device, and say why new tensors live on the CPU;
+# - pick a device once with `torch.device` and the "CUDA if available" idiom, so one script runs on a
+#   laptop and on a GPU server;
+# - move tensors with `.to(device)` and keep the result (`.to` returns a new tensor);
+# - create tensors directly on a device with `device=`;
+# - explain why CPU memory and GPU memory are separate, and what a transfer over the PCIe bus costs;
+# - recognise the device-mismatch `RuntimeError` and fix it.
+#
+# This notebook runs on any machine. Where something can only happen on a GPU, the cell does it for
+# real when a GPU is present, and otherwise shows the same rule with PyTorch's `meta` device (more on
+# that below), saying what differs.
+
+# %%
+import time
+
+import torch
+from torch import nn
+
+from course.device import default_device, describe_setup
+from course.pictures.device import memory_and_bus
+
+device = default_device()
+print(describe_setup())
+
+# %% [markdown]
+# ## Where a tensor lives: the CPU by default
+#
+# A tensor's `.device` says where its numbers are stored. Unless you ask for something else, a new
+# tensor is made in the computer's main memory and worked on by the CPU, even on a machine with a
+# powerful GPU.
+
+# %%
+x = torch.randn(2, 3)
+print(x.device)
+print(x.is_cuda)
+print(torch.get_default_device())
+
+# %% [markdown]
+# Besides `cpu` and `cuda`, PyTorch has a device called `meta`. A meta tensor has a shape and a
+# dtype but **no values at all**: no memory is set aside for its numbers. PyTorch treats it as a
+# device of its own, with the same "one device per operation" rule as a real GPU, so this lesson (and
+# its tests) use it to show device rules on machines without a GPU. It is not a GPU and computes
+# nothing; printing one shows `...` where the values would be.
+
+# %%
+m = torch.zeros(2, 3, device="meta")
+print(m.device, m.shape, m.dtype)
+print(m)
+
+# %% [markdown]
+# ### Quiz: the default device
+#
+# On a machine with a GPU and a working CUDA install, where does `torch.zeros(3)` live (no `device=`
+# given, and no default changed)?
+#
+# - **A.** On the CPU.
+# - **B.** On the GPU, since PyTorch uses the GPU whenever there is one.
+# - **C.** On the `meta` device, until its values are first read.
+# - **D.** On whichever device the previous tensor was created on.
+
+# %% answer answer_default_device
+# One upper-case letter as a string, for example "A".
+answer_default_device = None
+### BEGIN SOLUTION
+answer_default_device = "A"
+### END SOLUTION
+
+# %% test answer_default_device points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_default_device, "ABCD", name="answer_default_device")
+passed("answer_default_device", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_default_device, "A", name="answer_default_device",
+          why="New tensors are made on the CPU unless you pass device= (or change the default with "
+              "torch.set_default_device). Having a GPU changes nothing until you ask for it.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Picking a device once: torch.device and the CUDA-if-available idiom
+#
+# A `torch.device` names a place: a type (`"cpu"`, `"cuda"`, `"meta"`) and, for GPUs, an optional
+# index (`"cuda:0"` is the first GPU, `"cuda:1"` the second). `torch.cuda.is_available()` tells you
+# whether PyTorch can see a CUDA GPU. Together they give the line almost every PyTorch script starts
+# with:
+#
+# ```python
+# device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# ```
+#
+# Decide once, store it in one variable, and pass that variable everywhere. The same script then
+# runs on a laptop (everything on the CPU) and on a GPU server (everything on the GPU), with no edits.
+# The first cell of this notebook did exactly that through `default_device()`.
+
+# %%
+print(device, "| type:", device.type, "| index:", device.index)
+print(torch.device("cuda:1").type, torch.device("cuda:1").index)
+print(torch.device("cpu") == torch.device("cpu"), torch.device("cpu") == torch.device("meta"))
+
+# %% [markdown]
+# A string such as `"cuda"` is accepted almost everywhere a device is, but a `torch.device` is the
+# real thing: it has `.type` and `.index`, it compares exactly, and it is what `tensor.device`
+# returns.
+#
+# ### Your turn: `pick_device`
+#
+# Return a `torch.device` (not a string) of type `"cuda"` when CUDA is available, else `"cpu"`.
+# Careful: `torch.cuda.is_available` is a function. Without the parentheses it is an object, and
+# every object counts as true in an `if`.
+
+# %% answer pick_device
+def pick_device():
+    """The device this machine should compute on: the GPU when CUDA is available, else the CPU."""
+    ### BEGIN SOLUTION
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    ### END SOLUTION
+
+# %% test pick_device points=2
+import torch
+from course.checks import check_equal, check_true, passed
+
+found = pick_device()
+check_true(isinstance(found, torch.device),
+           f"Expected pick_device() to return a torch.device, such as torch.device('cpu'), but found a "
+           f"{type(found).__name__}: {found!r:.100}.")
+expected_type = "cuda" if torch.cuda.is_available() else "cpu"
+check_equal(found.type, expected_type,
+            what=f"the device type from pick_device() on this machine (torch.cuda.is_available() is {torch.cuda.is_available()})")
+passed("pick_device")
+### BEGIN HIDDEN TESTS
+from course.probes.device import call_with_cuda_available
+
+for available, expected_type in ((True, "cuda"), (False, "cpu")):
+    found = call_with_cuda_available(pick_device, available)
+    check_true(isinstance(found, torch.device),
+               f"Expected pick_device() to return a torch.device when torch.cuda.is_available() returns {available}, "
+               f"but found a {type(found).__name__}: {found!r:.100}.")
+    check_equal(found.type, expected_type,
+                what=f"the device type from pick_device() when torch.cuda.is_available() returns {available} "
+                     f"(simulated in your process: only that answer changes, nothing runs on a GPU)")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Moving a tensor: .to returns a new tensor
+#
+# `x.to(device)` copies `x`'s numbers to `device` and returns a **new tensor** there. `x` itself
+# does not move. So the pattern is always to keep the result, usually under the same name:
+#
+# ```python
+# x = x.to(device)
+# ```
+#
+# A bare `x.to(device)` line does the copy and throws it away. (`x.cuda()` and `x.cpu()` are
+# shorthands for `.to("cuda")` and `.to("cpu")`, with the same rule.) When `x` is already on
+# `device`, `.to` copies nothing and returns `x` itself.
+#
+# The cell below moves a tensor to the GPU when there is one; otherwise it "moves" it to `meta`,
+# which keeps the shape and dtype but, unlike a real GPU, drops the values.
+
+# %%
+target = device if device.type == "cuda" else torch.device("meta")
+x = torch.arange(4.0)
+x.to(target)
+print("after a bare x.to(...):    x is on", x.device)
+x_moved = x.to(target)
+print("after x_moved = x.to(...): x is on", x.device, "and x_moved is on", x_moved.device)
+print("x.to('cpu') is x:", x.to("cpu") is x)
+
+# %% [markdown]
+# One exception to remember: calling `.to(device)` on a **model** (an `nn.Module`) moves its
+# parameters in place and returns the same model, so `model.to(device)` alone works. Writing
+# `model = model.to(device)` anyway does no harm and keeps one habit for both.
+
+# %%
+model = nn.Linear(3, 2)
+same = model.to(target)
+print(same is model, model.weight.device)
+
+# %% [markdown]
+# ### Quiz: a bare `.to`
+#
+# On a machine with a GPU, `x = torch.ones(3)` is followed by a line that just says `x.to("cuda")`
+# (the result is not assigned). Where does `x` live afterwards?
+#
+# - **A.** On the GPU: `.to` moved it there.
+# - **B.** Still on the CPU: `.to` returned a new tensor on the GPU, and nothing kept it.
+# - **C.** On both: `x` now keeps a copy in each memory.
+# - **D.** Nowhere: `.to` freed the CPU memory, so `x` is now empty.
+
+# %% answer answer_to_returns_new
+# One upper-case letter as a string, for example "A".
+answer_to_returns_new = None
+### BEGIN SOLUTION
+answer_to_returns_new = "B"
+### END SOLUTION
+
+# %% test answer_to_returns_new points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_to_returns_new, "ABCD", name="answer_to_returns_new")
+passed("answer_to_returns_new", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_to_returns_new, "B", name="answer_to_returns_new",
+          why="Tensor.to never changes the tensor it is called on: it returns a new tensor on the target "
+              "device. Keep it with x = x.to('cuda'); a bare x.to('cuda') copies the data and drops the copy.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Creating a tensor directly on a device
+#
+# Every factory function (`torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`,
+# `torch.tensor`, ...) takes `device=`. Making a tensor where it will be used saves a copy: creating
+# it on the CPU and then calling `.to(device)` builds it twice and sends it over the bus once. The
+# `*_like` functions copy the device (and dtype and shape) of the tensor you give them.
+
+# %%
+w = torch.randn(3, 3, device=device)
+bias = torch.zeros(3, device=device)
+labels = torch.tensor([0, 2, 1], device=device)
+mask = torch.ones_like(w)
+print(w.device, bias.device, labels.device, mask.device)
+
+# %% [markdown]
+# Tensors made in the middle of a computation (a mask, a constant, a running total) are the ones
+# most often forgotten: give them `device=` too, or make them with a `*_like` function.
+
+# %%
+# Try it: make a 2x2 identity matrix with torch.eye on `device`, then one on "meta", and print both.
+
+# %% [markdown]
+# ## CPU memory, GPU memory and the PCIe bus
+#
+# Why all this care? Because the CPU and the GPU do not share memory. A CPU tensor's bytes sit in
+# the computer's RAM, which the CPU reads. A GPU tensor's bytes sit in the GPU's own memory (VRAM),
+# on the graphics card, which the CPU cannot read directly. The only road between the two is the PCIe
+# bus, and it is narrow compared with the memory on either side.
+
+# %%
+memory_and_bus()
+
+# %% [markdown]
+# So `.to("cuda")` and `.to("cpu")` are real copies across that bus, never a change of label. A
+# batch of 32 RGB images of 224x224 pixels in float32 takes about 19 MB; at the roughly 32 GB/s of a
+# PCIe 4.0 x16 slot that is over half a millisecond each way, while the GPU could have done a great
+# deal of arithmetic in that time. Every transfer also has a fixed start-up cost, so many tiny
+# transfers are worse than one big one.
+
+# %%
+batch = torch.zeros(32, 3, 224, 224)
+n_bytes = batch.element_size() * batch.nelement()
+pcie_bytes_per_second = 32e9
+print(f"{n_bytes / 1e6:.1f} MB, about {n_bytes / pcie_bytes_per_second * 1e3:.2f} ms to cross the bus once")
+
+# %% [markdown]
+# With a GPU, the cell below measures the bus for real: one transfer of 10,000 numbers against
+# 10,000 transfers of one number each. Without one it says so and measures nothing.
+
+# %%
+if torch.cuda.is_available():
+    numbers = torch.randn(10_000)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    numbers.to("cuda")
+    torch.cuda.synchronize()
+    once = time.perf_counter() - start
+    start = time.perf_counter()
+    for value in numbers.split(1):
+        value.to("cuda")
+    torch.cuda.synchronize()
+    many = time.perf_counter() - start
+    print(f"one transfer: {once * 1e3:.3f} ms; 10,000 tiny transfers: {many * 1e3:.1f} ms")
+else:
+    print("No GPU here, so there is no bus to measure: the arithmetic above is the estimate.")
+
+# %% [markdown]
+# The rule of thumb: **move the data to the device once, keep every step of the computation there,
+# and bring back only the small result you need** (a loss value, a prediction).
+#
+# Why put up with the bus at all? A GPU has thousands of simple cores that run the same operation on
+# many numbers at once, and memory fast enough to feed them, so big tensor operations such as the
+# matrix multiplications inside a neural network finish far sooner than on a CPU. The gain only
+# shows when there is enough work per transfer.
+
+# %%
+a = torch.randn(1024, 1024)
+start = time.perf_counter()
+a @ a
+print(f"1024x1024 matrix product on the CPU: {(time.perf_counter() - start) * 1e3:.1f} ms")
+if torch.cuda.is_available():
+    a_gpu = a.to("cuda")
+    a_gpu @ a_gpu
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    a_gpu @ a_gpu
+    torch.cuda.synchronize()
+    print(f"the same product on the GPU: {(time.perf_counter() - start) * 1e3:.2f} ms")
+
+# %%
+# Try it: change the batch above to 256 images of 512x512 pixels. How long would one trip take?
+
+# %% [markdown]
+# ## Moving a whole batch
+#
+# Data usually arrives in containers: a `(images, labels)` tuple from a data loader, or a dict of
+# named tensors, sometimes with plain values (an id, a file name) mixed in. Moving a batch means
+# moving every tensor inside it and leaving everything else alone.
+#
+# ### Your turn: `move_batch`
+#
+# Return the same structure with every tensor moved to `device`:
+#
+# - dicts keep their keys in their order; lists stay lists and tuples stay tuples;
+# - containers can be nested to any depth (a function that calls itself is the natural fit);
+# - anything that is not a tensor or a container (ints, strings, `None`) comes back as it is;
+# - the containers you were given are not changed: build new ones.
+#
+# The tests move batches to `meta`, which works on every machine.
+
+# %% answer move_batch
+def move_batch(batch, device):
+    """`batch` with every tensor moved to `device`, the containers rebuilt with the same types."""
+    ### BEGIN SOLUTION
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return {key: move_batch(value, device) for key, value in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(move_batch(value, device) for value in batch)
+    return batch
+    ### END SOLUTION
+
+# %% test move_batch points=3
+import torch
+from course.checks import check_nested, passed
+
+batch = {"images": torch.ones(2, 3), "labels": torch.tensor([0, 1])}
+check_nested(move_batch(batch, "meta"),
+             {"images": torch.ones(2, 3, device="meta"), "labels": torch.tensor([0, 1], device="meta")},
+             what="move_batch(batch, 'meta')")
+pair = (torch.zeros(4), torch.arange(4))
+check_nested(move_batch(pair, "meta"), (torch.zeros(4, device="meta"), torch.arange(4, device="meta")),
+             what="move_batch((images, labels), 'meta')")
+passed("move_batch")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+
+def nested_batch(dev):
+    deep = torch.full((2,), 7.0, device=dev)
+    for _ in range(12):
+        deep = [deep]
+    return {
+        "z_images": torch.arange(24.0).reshape(2, 3, 4).to(dev),
+        "a_labels": (torch.tensor([1, 0], device=dev), "two labels"),
+        "info": {"ids": [3, 4], "name": "batch-0", "mask": None, "weight": 0.5, "flag": True},
+        "pairs": [(torch.ones(1, device=dev), 2), (torch.zeros(0, 3, device=dev), None)],
+        "empty": [[], (), {}],
+        "scalar": torch.tensor(2.5, device=dev),
+        "view": torch.arange(6.0).reshape(2, 3).t().to(dev),
+        "deep": deep,
+        "last": torch.ones(2, dtype=torch.float16, device=dev),
+    }
+
+
+for dev in test_devices(meta=True):
+    check_nested(move_batch(nested_batch("cpu"), dev), nested_batch(dev),
+                 what=f"move_batch(nested batch, '{dev}')")
+check_nested(move_batch([torch.ones(2), (torch.zeros(1), [torch.ones(3)])], "meta"),
+             [torch.ones(2, device="meta"), (torch.zeros(1, device="meta"), [torch.ones(3, device="meta")])],
+             what="move_batch of a list holding a tuple holding a list")
+check_nested(move_batch(torch.ones(3, requires_grad=True), "meta"), torch.ones(3, device="meta"),
+             what="move_batch of a bare tensor that requires grad")
+check_nested(move_batch("not a tensor", "meta"), "not a tensor", what="move_batch of a plain string")
+check_nested(move_batch(5, "meta"), 5, what="move_batch of a plain int")
+check_nested(move_batch(None, "meta"), None, what="move_batch(None, 'meta')")
+result, changed = call_watching_inputs(move_batch, nested_batch("cpu"), "meta")
+check_true(changed == [],
+           "Expected move_batch to leave the batch it was given unchanged (measured in your process), but moving "
+           "it to 'meta' changed it: build new dicts and lists instead of assigning into the old ones.")
+check_nested(result, nested_batch("meta"), what="move_batch(nested batch, 'meta')")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## The device-mismatch error
+#
+# An operation runs on one device, with all its input tensors in that device's memory. Give it
+# tensors from two devices and PyTorch does not guess: it will not quietly copy one of them over the
+# bus (which would hide a slow transfer in every step), and it cannot read the other device's memory.
+# It stops with a `RuntimeError`.
+#
+# On a GPU machine, the cell below adds a CPU tensor and a GPU tensor for real; the message starts
+# with "Expected all tensors to be on the same device" and names both devices. Without a GPU it adds
+# a CPU tensor and a `meta` tensor instead. The rule is the same one, and so is the exception type;
+# what differs is the wording (the message says a tensor "is not on the expected device") and that a
+# meta tensor has no numbers, so nothing would have been computed even with matching devices.
+
+# %%
+a = torch.ones(3)
+b = torch.ones(3, device=target)
+try:
+    a + b
+except RuntimeError as err:
+    print(f"RuntimeError (cpu + {b.device.type}): {err}")
+
+# %% [markdown]
+# The fix is always to put every tensor of the operation on one device first:
+
+# %%
+c = a.to(target) + b
+print(c.device, c.shape)
+
+# %% [markdown]
+# One corner of the rule: a 0-d CPU tensor (a single number such as `torch.tensor(2.0)`) may be
+# combined with a tensor on another device, because PyTorch passes it along as a plain number. Any
+# tensor with at least one dimension must be on the operation's device.
+
+# %%
+print((b + torch.tensor(2.0)).device)
+
+# %% [markdown]
+# ### Quiz: CPU plus GPU
+#
+# Tensor `A` lives on the CPU and tensor `B` on the GPU; they have the same shape and dtype. What
+# happens on `C = A + B`?
+#
+# - **A.** PyTorch moves `A` to the GPU and computes `C` there.
+# - **B.** PyTorch raises a `RuntimeError` saying the tensors are not on the same device.
+# - **C.** It computes the right answer, only slowly, because the numbers travel over the bus.
+# - **D.** PyTorch moves `B` back to the CPU, the default device, and computes `C` there.
+
+# %% answer answer_device_mismatch
+# One upper-case letter as a string, for example "A".
+answer_device_mismatch = None
+### BEGIN SOLUTION
+answer_device_mismatch = "B"
+### END SOLUTION
+
+# %% test answer_device_mismatch points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_device_mismatch, "ABCD", name="answer_device_mismatch")
+passed("answer_device_mismatch", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_device_mismatch, "B", name="answer_device_mismatch",
+          why="CPU memory and GPU memory are separate, and PyTorch never moves a tensor behind your back: "
+              "mixing devices in one operation raises a RuntimeError (Expected all tensors to be on the same "
+              "device). Move one of them with .to first.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Your turn: `same_device`
+#
+# Return `True` when all the tensors given are on one device, `False` otherwise. Compare whole
+# devices, not just their types: `cpu` and `meta` differ, and so do `cuda:0` and `cuda:1`. With zero
+# tensors or one tensor there is nothing to disagree, so the answer is `True`.
+
+# %% answer same_device
+def same_device(*tensors):
+    """True when every tensor given lives on one device (also for zero or one tensor)."""
+    ### BEGIN SOLUTION
+    return len({t.device for t in tensors}) <= 1
+    ### END SOLUTION
+
+# %% test same_device points=2
+import torch
+from course.checks import check_equal, passed
+
+check_equal(same_device(torch.ones(2), torch.zeros(3)), True, what="same_device(two CPU tensors)")
+check_equal(same_device(torch.ones(2), torch.ones(2, device="meta")), False,
+            what="same_device(a CPU tensor, a meta tensor)")
+passed("same_device")
+### BEGIN HIDDEN TESTS
+check_equal(same_device(), True, what="same_device() with no tensors at all")
+check_equal(same_device(torch.ones(1)), True, what="same_device(one CPU tensor)")
+check_equal(same_device(torch.ones(1, device="meta")), True, what="same_device(one meta tensor)")
+check_equal(same_device(torch.ones(2, device="meta"), torch.tensor(1.0, device="meta")), True,
+            what="same_device(two meta tensors)")
+check_equal(same_device(torch.ones(2, device="meta"), torch.ones(2)), False,
+            what="same_device(a meta tensor, a CPU tensor)")
+check_equal(same_device(torch.ones(2), torch.ones(2), torch.ones(2, device="meta")), False,
+            what="same_device(CPU, CPU, meta): every tensor counts, not just the first two")
+check_equal(same_device(torch.ones(2), torch.ones(2, device="meta"), torch.ones(2, device="meta")), False,
+            what="same_device(CPU, meta, meta)")
+check_equal(same_device(torch.ones(2), torch.ones(2, device="meta"), torch.ones(2)), False,
+            what="same_device(CPU, meta, CPU): a meta tensor between two CPU tensors")
+check_equal(same_device(torch.ones(2, requires_grad=True), torch.tensor(3), torch.zeros(0)), True,
+            what="same_device of three CPU tensors of different dtypes and shapes")
+if torch.cuda.is_available():
+    check_equal(same_device(torch.ones(2, device="cuda"), torch.ones(2, device="cuda")), True,
+                what="same_device(two tensors on cuda:0)")
+    check_equal(same_device(torch.ones(2, device="cuda"), torch.ones(2)), False,
+                what="same_device(a CUDA tensor, a CPU tensor)")
+    if torch.cuda.device_count() >= 2:
+        check_equal(same_device(torch.ones(2, device="cuda:0"), torch.ones(2, device="cuda:1")), False,
+                    what="same_device(a tensor on cuda:0, a tensor on cuda:1)")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Your turn: `add_on_device`
+#
+# Return `a + b`, computed on `a`'s device: move `b` there first (keep the result of `.to`). Do not
+# change `a` or `b`. The tests put `a` on `meta` and `b` on the CPU, so a plain `a + b` fails there
+# just as it would with `a` on a GPU. A meta result has a shape, a dtype and a device but no values.
+
+# %% answer add_on_device
+def add_on_device(a, b):
+    """`a + b` computed on `a`'s device, `b` copied there first when it lives elsewhere."""
+    ### BEGIN SOLUTION
+    return a + b.to(a.device)
+    ### END SOLUTION
+
+# %% test add_on_device points=2
+import torch
+from course.checks import check_tensor, passed
+
+check_tensor(add_on_device(torch.tensor([1.0, 2.0]), torch.tensor([10.0, 20.0])), torch.tensor([11.0, 22.0]),
+             what="add_on_device of two CPU tensors")
+check_tensor(add_on_device(torch.ones(2, 3, device="meta"), torch.ones(2, 3)), torch.empty(2, 3, device="meta"),
+             what="add_on_device(a on meta, b on the CPU)")
+passed("add_on_device")
+### BEGIN HIDDEN TESTS
+from course.checks import check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+check_tensor(add_on_device(torch.ones(2, 3, device="meta"), torch.arange(3.0)), torch.empty(2, 3, device="meta"),
+             what="add_on_device(a (2, 3) on meta, b (3,) on the CPU), with broadcasting")
+check_tensor(add_on_device(torch.ones(4, dtype=torch.int64, device="meta"), torch.ones(4)),
+             torch.empty(4, device="meta"), what="add_on_device(int64 a on meta, float32 b on the CPU)")
+check_tensor(add_on_device(torch.tensor(1.0, device="meta"), torch.ones(5)), torch.empty(5, device="meta"),
+             what="add_on_device(0-d a on meta, b (5,) on the CPU)")
+check_tensor(add_on_device(torch.ones(0, 2, device="meta"), torch.ones(0, 2)), torch.empty(0, 2, device="meta"),
+             what="add_on_device of empty (0, 2) tensors, a on meta")
+check_tensor(add_on_device(torch.tensor([1, 2]), torch.tensor([3, 4])), torch.tensor([4, 6]),
+             what="add_on_device of two int64 CPU tensors")
+check_tensor(add_on_device(torch.ones(2, requires_grad=True), torch.ones(2)), torch.full((2,), 2.0),
+             what="add_on_device(a that requires grad, b)", requires_grad=True)
+a = torch.tensor([1.0, 2.0, 3.0])
+b = torch.tensor([0.5, 0.5, 0.5])
+result, changed = call_watching_inputs(add_on_device, a, b)
+check_true(changed == [],
+           f"Expected add_on_device to leave a and b unchanged (measured in your process), but it changed {changed}: "
+           "return a new tensor instead of adding in place.")
+check_tensor(result, torch.tensor([1.5, 2.5, 3.5]), what="add_on_device([1, 2, 3], [0.5, 0.5, 0.5])")
+if torch.cuda.is_available():
+    check_tensor(add_on_device(torch.ones(3, device="cuda"), torch.arange(3.0)),
+                 torch.tensor([1.0, 2.0, 3.0], device="cuda"), what="add_on_device(a on cuda, b on the CPU)")
+    check_tensor(add_on_device(torch.ones(3), torch.arange(3.0, device="cuda")),
+                 torch.tensor([1.0, 2.0, 3.0]), what="add_on_device(a on the CPU, b on cuda)")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## A GPU is not used automatically
+#
+# Having a GPU in the machine, and CUDA installed, makes nothing faster by itself. New tensors and
+# new models start on the CPU, and the work runs wherever their data is. You opt in by sending the
+# model and the data to the device yourself.
+
+# %%
+fresh = torch.randn(1000, 1000)
+layer = nn.Linear(10, 2)
+print("GPU visible:", torch.cuda.is_available())
+print("a new tensor lives on", fresh.device, "and a new layer's weights on", layer.weight.device)
+
+# %%
+# Try it: send `layer` and `fresh` to `device`, and print their devices again.
+
+# %% [markdown]
+# ## Common mistakes
+#
+# ### Ignoring devices: the model on the GPU, the inputs on the CPU
+#
+# The most common device bug: the model was moved with `model.to(device)`, but a batch from the data
+# loader (or a tensor made mid-way without `device=`) was not. The forward pass then mixes devices
+# and fails with the mismatch error. Here the model goes to `target` (the GPU if there is one, `meta`
+# otherwise) and the input stays on the CPU:
+
+# %%
+model = nn.Linear(4, 2).to(target)
+inputs = torch.randn(8, 4)
+try:
+    model(inputs)
+except RuntimeError as err:
+    print("RuntimeError:", err)
+print("fixed:", model(inputs.to(target)).shape)
+
+# %% [markdown]
+# ### Forgetting that `.to` returns a new tensor
+#
+# `x.to(device)` on its own line leaves `x` where it was. Write `x = x.to(device)`. (Models are the
+# exception: `model.to(device)` moves the model itself.)
+#
+# ### Hard-coding devices
+#
+# Writing `"cuda"` in one place and leaving the default CPU in another is how mismatches creep in, and
+# a hard-coded `"cuda"` crashes on a machine without a GPU. Define `device` once at the top and use
+# that variable everywhere.
+#
+# ### Assuming a GPU is used automatically
+#
+# A tensor does not run faster because a GPU exists. Until you move it, everything runs on the CPU.
+# Check with `t.device` and `next(model.parameters()).device`.
+#
+# ### Ferrying data back and forth
+#
+# Each `.to` across the bus is a real copy. Moving tensors to the GPU and back inside a loop (or
+# calling `.item()` or `.cpu()` on every step) can make GPU code slower than CPU code. Move the data
+# once, keep the work on the device, and bring back only what you need.
+
+# %% [markdown]
+# ## Recap
+#
+# - Every tensor has a `.device`; new tensors live on the CPU unless you say otherwise.
+# - `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`, once, at the top.
+# - `x.to(device)` returns a new tensor; keep it with `x = x.to(device)`. Models move in place.
+# - Create tensors where they are needed with `device=`, or with the `*_like` functions.
+# - CPU RAM and GPU VRAM are separate; the PCIe bus between them is slow, so cross it rarely.
+# - Every tensor of one operation must live on one device, or PyTorch raises a `RuntimeError`.
+#
+# Next: lesson 4 moves data between NumPy arrays and tensors, and shows when the two share memory.
+
+# %%
+# Try it: write a line that would fail on a GPU machine because of a forgotten device=, then fix it.
