@@ -1,0 +1,44 @@
+"""Every lesson has the same bones: objectives, a device line first, pictures, common mistakes,
+a recap and things to try."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograder.authoring import parse_lesson
+from tests.conftest import ROOT, lessons
+
+
+def _cells(lesson: str):
+    return parse_lesson((ROOT / "lessons" / f"{lesson}.py").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lesson", lessons())
+def test_lesson_bones(lesson):
+    cells = _cells(lesson)
+    first_md = "\n".join(cells[0].lines)
+    assert cells[0].kind == "markdown" and re.search(r"objectives|you will", first_md, re.IGNORECASE), "objectives up front"
+    first_code = next(c for c in cells if c.kind == "code")
+    assert "describe_setup()" in "\n".join(first_code.lines), "the first code cell says which device the lesson uses"
+    headings = [line for c in cells if c.kind == "markdown" for line in c.lines if line.startswith("#")]
+    assert any("Common mistakes" in h for h in headings)
+    assert any("Recap" in h for h in headings)
+    text = "\n".join("\n".join(c.lines) for c in cells if c.kind == "markdown")
+    assert re.search(r"try it", text, re.IGNORECASE), "ungraded 'try it' cells"
+    code = "\n".join("\n".join(c.lines) for c in cells if c.kind == "code")
+    assert "course.pictures" in code, "at least one picture drawn by the course package"
+
+
+@pytest.mark.parametrize("lesson", lessons())
+def test_items_match_the_curriculum_conventions(lesson):
+    for cell in _cells(lesson):
+        if cell.kind != "answer":
+            continue
+        source = "\n".join(cell.lines)
+        if cell.item.startswith("answer_"):
+            assert f"{cell.item} = None" in source.split("### BEGIN SOLUTION")[0], f"{cell.item} starts as None"
+        else:
+            assert re.search(rf"^def {cell.item}\(", source, re.MULTILINE), f"{cell.item} is a function"
+            assert '"""' in source.split("### BEGIN SOLUTION")[0], f"{cell.item} keeps its docstring in the release"
