@@ -6,8 +6,10 @@ import torch
 
 
 def default_device() -> torch.device:
-    """CUDA when it is available, else the CPU: the idiom the lessons teach."""
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    """The device a lesson runs on: the first GPU when CUDA is there, else the CPU."""
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    return torch.device("cpu")
 
 
 def cuda_available() -> bool:

@@ -389,7 +389,10 @@ for epoch in range(6):
     print(f"epoch {epoch + 1}: last loss {losses[-1]:.3f}, held-out accuracy {accuracies[-1]:.3f}")
 
 # %%
-plot_loss_curve(losses, accuracies=accuracies, steps_per_epoch=len(losses) // len(accuracies))
+if accuracies:
+    plot_loss_curve(losses, accuracies=accuracies, steps_per_epoch=len(losses) // len(accuracies))
+else:
+    print("No curve yet: write training_step and evaluate above, then run the loop again.")
 
 # %% [markdown]
 # Read the curve from left to right. The loss of single steps jumps around (each batch is
