@@ -46,15 +46,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all in source/)")
     p.add_argument("--student", metavar="ID", help="grade only this student")
     p.add_argument("--workers", type=_positive_int, default=None, metavar="N", help="parallel workers (default: the number of cores)")
+    p.add_argument("--force", action="store_true", help="grade again even the notebooks unchanged since the last run")
+    p.add_argument("--allow-weak-sandbox", action="store_true",
+                   help="grade even where a confinement mechanism is missing on this machine (a loud warning is printed)")
+    p.add_argument("--in-sandbox-tests", action="store_true",
+                   help="run test cells inside the student's process, for notebooks whose tests the judge cannot run "
+                        "(values in, values out); their grades can be forged, and the results say so")
 
     p = sub.add_parser("feedback", help="write feedback/ for graded submissions (verdicts and messages, no hidden source)",
                        description="Generate the HTML feedback students get back, with nbgrader's generate_feedback.")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all graded)")
     p.add_argument("--student", metavar="ID", help="only this student")
 
-    p = sub.add_parser("export", help="write the grades as CSV (nbgrader's format)",
-                       description="Export every grade in the gradebook to a CSV file with nbgrader's exporter.")
-    p.add_argument("--to", default="grades.csv", metavar="FILE", help="output CSV (default: grades.csv)")
+    p = sub.add_parser("export", help="write the grades as CSV: nbgrader's format and an LMS-friendly one",
+                       description="Export every grade in the gradebook to a CSV file with nbgrader's exporter, and "
+                                   "an LMS-friendly CSV (one row per student, one column per assignment).")
+    p.add_argument("--to", default="grades.csv", metavar="FILE", help="nbgrader's CSV (default: grades.csv)")
+    p.add_argument("--lms", default=None, metavar="FILE", help="the LMS CSV (default: FILE with -lms before .csv)")
+
+    p = sub.add_parser("report", help="write report.html and items.csv on what the class understood",
+                       description="Read the gradebook after grading and write DIR/report.html (one self-contained "
+                                   "file: score distribution, item difficulty and discrimination, common failure "
+                                   "messages, mastery per concept, grading time) and DIR/items.csv.")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all graded)")
+    p.add_argument("--out", default="report", metavar="DIR", help="output folder (default: report)")
+
+    sub.add_parser("sandbox-check", help="say which sandbox mechanisms are active on this machine",
+                   description="Report which confinement mechanisms (Landlock, bubblewrap, namespaces, rlimits) "
+                               "student code would run under here, and what is missing.")
 
     p = sub.add_parser("demo", help="grade a small sample class end to end in a temporary copy of the course",
                        description="Copy the course to a temporary folder, release it, make a small class of sample "

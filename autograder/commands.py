@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import authoring, gradebook, leaks, samples, stock
+from autograder import authoring, bundle, gradebook, leaks, report, samples, stock
 
 
 class UsageError(ValueError):
@@ -40,12 +40,23 @@ def build(course_dir: Path, *, assignments: list[str] | None = None) -> list[Pat
         raise UsageError(str(exc)) from None
 
 
-def release(course_dir: Path, *, assignments: list[str] | None = None, progress: bool = True) -> list[leaks.Leak]:
-    """Generate release/ with nbgrader and return every leak found in it (an empty list is success)."""
+def release(
+    course_dir: Path, *, assignments: list[str] | None = None, progress: bool = True, bundle_to: Path | None = None
+) -> list[leaks.Leak]:
+    """Generate release/ with nbgrader, and the student bundle at `bundle_to` when given.
+
+    Returns every leak found in the release and the bundle (an empty list is success).
+    """
     chosen = _chosen(course_dir, assignments)
     for assignment in tqdm(chosen, desc="release", unit="assignment", disable=not progress):
         stock.generate_assignment(course_dir, assignment)
-    return leaks.scan_release(course_dir, chosen)
+    found = leaks.scan_release(course_dir, chosen)
+    if not found and bundle_to is not None:
+        try:
+            bundle.write_bundle(course_dir, out=bundle_to)
+        except bundle.BundleLeak as exc:
+            found = exc.leaks
+    return found
 
 
 def submitted_pairs(course_dir: Path, assignments: list[str], student: str | None) -> list[tuple[str, str]]:
@@ -66,10 +77,25 @@ def grade(
     student: str | None = None,
     workers: int | None = None,
     progress: bool = True,
+    engine: str = "autograder",
+    force: bool = False,
+    tests_in_sandbox: bool = False,
+    allow_weak_sandbox: bool = False,
+    stats: dict | None = None,
 ) -> dict[tuple[str, str], str]:
-    """Grade every submission; returns {(student, assignment): "ok" or the reason it failed}."""
+    """Grade every submission; returns {(student, assignment): "ok" or the reason it failed}.
+
+    `engine="nbgrader"` grades with stock `nbgrader autograde` instead (for comparisons).
+    """
     chosen = _chosen(course_dir, assignments)
     pairs = submitted_pairs(course_dir, chosen, student)
+    if engine == "autograder":
+        from autograder import engine as grading_engine
+
+        return grading_engine.grade(course_dir, pairs, workers=workers, progress=progress, force=force,
+                                    tests_in_sandbox=tests_in_sandbox, allow_weak_sandbox=allow_weak_sandbox, stats=stats)
+    if engine != "nbgrader":
+        raise UsageError(f"unknown grading engine {engine!r} (autograder or nbgrader)")
     results: dict[tuple[str, str], str] = {}
     for who, assignment in tqdm(pairs, desc="grade", unit="notebook", disable=not progress):
         proc = stock.autograde(course_dir, assignment, student=who)
@@ -93,9 +119,19 @@ def feedback(course_dir: Path, *, assignments: list[str] | None = None, student:
     return course_dir / "feedback"
 
 
-def export(course_dir: Path, *, to: Path) -> Path:
+def export(course_dir: Path, *, to: Path, lms: Path | None = None) -> tuple[Path, Path]:
+    """nbgrader's CSV at `to`, and the LMS CSV (one row per student) at `lms`."""
     stock.export_csv(course_dir, to)
-    return to
+    lms = lms or to.with_name(to.stem + "-lms.csv")
+    report.write_lms_csv(course_dir, to=lms)
+    return to, lms
+
+
+def make_report(course_dir: Path, *, out: Path, assignments: list[str] | None = None) -> Path:
+    try:
+        return report.write_report(course_dir, out=out, assignments=assignments)
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def format_table(course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None) -> str:
@@ -147,14 +183,16 @@ def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path |
     results = grade(work, assignments=chosen)
     elapsed = time.perf_counter() - started
     feedback(work, assignments=chosen)
-    csv_path = export(work, to=work / "grades.csv")
+    csv_path, lms_path = export(work, to=work / "grades.csv")
+    report_path = make_report(work, out=work / "report")
     print(format_table(work, assignments=chosen, notes=students))
     failed = {k: v for k, v in results.items() if v != "ok"}
     print(f"\nGraded {len(results) - len(failed)} of {len(results)} notebooks in {elapsed:.1f} s.")
     for (who, assignment), reason in sorted(failed.items()):
         print(f"  not graded: {who}/{assignment}: {reason}")
     print(f"Gradebook: {work / 'gradebook.db'}")
-    print(f"Grades CSV: {csv_path}")
+    print(f"Grades CSV: {csv_path} (LMS: {lms_path})")
+    print(f"Report:     {report_path}")
     print(f"Feedback:   {work / 'feedback'}")
     print(f"Autograded: {work / 'autograded'}")
     return work
@@ -166,19 +204,35 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
             print(f"wrote {path.relative_to(course_dir)}")
         return 0
     if command == "release":
-        found = release(course_dir, assignments=args.assignments)
+        bundle_dir = course_dir / "dist" / "student-bundle"
+        found = release(course_dir, assignments=args.assignments, bundle_to=bundle_dir)
         if found:
             print(f"release/ leaks instructor text ({len(found)} places):", file=sys.stderr)
             for leak in found[:50]:
                 print(f"  {leak}", file=sys.stderr)
             return 1
         print("release/ written; no solution, hidden test or quiz key found in it.")
+        print(f"student bundle: {bundle_dir} and {bundle_dir.with_suffix('.zip')}")
         return 0
     if command == "grade":
-        results = grade(course_dir, assignments=args.assignments, student=args.student, workers=args.workers)
+        stats: dict = {}
+        started = time.perf_counter()
+        results = grade(course_dir, assignments=args.assignments, student=args.student, workers=args.workers,
+                        force=args.force, tests_in_sandbox=args.in_sandbox_tests,
+                        allow_weak_sandbox=args.allow_weak_sandbox, stats=stats)
         print(format_table(course_dir, assignments=args.assignments))
         failed = {k: v for k, v in results.items() if v != "ok"}
-        print(f"\nGraded {len(results) - len(failed)} of {len(results)} notebooks.")
+        print(f"\nGraded {len(results) - len(failed)} of {len(results)} submissions in {time.perf_counter() - started:.1f} s"
+              f" ({stats.get('ran', 0)} notebooks run, {stats.get('reused', 0)} unchanged since the last run).")
+        for warning in stats.get("warnings", []):
+            print(f"  WARNING: {warning}")
+        for where, notes in sorted(stats.get("repairs", {}).items()):
+            for note in notes:
+                print(f"  repaired {where}: {note}")
+        for where, items in sorted(stats.get("failures", {}).items()):
+            for failure in items:
+                cell = f"cell {failure['cell'] + 1}" if isinstance(failure.get("cell"), int) else "replay"
+                print(f"  {where}: {cell}: {failure['kind']}")
         for (who, assignment), reason in sorted(failed.items()):
             print(f"  not graded: {who}/{assignment}: {reason}")
         return 0
@@ -186,9 +240,19 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         print(f"feedback written to {feedback(course_dir, assignments=args.assignments, student=args.student)}")
         return 0
     if command == "export":
-        print(f"grades written to {export(course_dir, to=Path(args.to).resolve())}")
+        nb_csv, lms_csv = export(course_dir, to=Path(args.to).resolve(), lms=Path(args.lms).resolve() if args.lms else None)
+        print(f"grades written to {nb_csv} (nbgrader) and {lms_csv} (LMS)")
+        return 0
+    if command == "report":
+        path = make_report(course_dir, out=Path(args.out).resolve(), assignments=args.assignments or None)
+        print(f"report written to {path} and {path.with_name('items.csv')}")
         return 0
     if command == "demo":
         demo(course_dir, assignments=args.assignments, keep=Path(args.keep) if args.keep else None)
+        return 0
+    if command == "sandbox-check":
+        from autograder import sandbox
+
+        print(sandbox.describe_capabilities())
         return 0
     raise UsageError(f"unknown command {command!r}")

@@ -74,7 +74,7 @@ ITEMS = {
     loss = loss_fn(model(images), labels)
     loss.backward()
     optimizer.step()
-    return float(loss)
+    return float(loss.detach())
 ''',
             '''def training_step(model, images, labels, optimizer, loss_fn):
     """One update of `model` on one batch; returns the loss before the update as a Python float."""

@@ -1,0 +1,477 @@
+"""The grading engine's coordinator: jobs, judge workers, the zygote, records and the gradebook.
+
+The coordinator starts one zygote (through `sandbox.wrap_zygote`), imports torch and the course
+while it warms up, then forks N judge workers that grade one notebook at a time
+(`grading.grade_job`) and answer a JSON result. The coordinator alone writes: first a per-notebook
+result record (atomically, under `.autograder/results/`), then `autograded/`, then the gradebook.
+A record whose inputs (submission, instructor's template, limits, course code) are unchanged is
+reused, so an interrupted run resumes where it stopped and a re-run gives the same gradebook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import selectors
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from autograder import gradebook, limits as limits_mod, sandbox, zygote
+
+ENGINE_VERSION = "1"
+STATE_DIR = ".autograder"
+STARTUP_TIMEOUT = 180.0
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _course_code_hash() -> str:
+    """The code a grade depends on besides the submission: the course package and this engine."""
+    import autograder
+    import course
+
+    digest = hashlib.sha256(ENGINE_VERSION.encode())
+    for package in (course, autograder):
+        root = Path(package.__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _has_symlink(folder: Path) -> bool:
+    if folder.is_symlink():
+        return True
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        for name in dirs + files:
+            if os.path.islink(os.path.join(root, name)):
+                return True
+    return False
+
+
+@dataclass
+class Submission:
+    student: str
+    assignment: str
+    folder: Path
+    notebooks: list[str]
+    jobs: dict[str, dict] = field(default_factory=dict)  # notebook -> job (None when not handed in)
+    results: dict[str, dict] = field(default_factory=dict)
+    reason: str | None = None
+
+
+# ------------------------------------------------------------------ processes
+
+
+class Pool:
+    """The zygote and the judge workers; `run` yields results as they come, in any order."""
+
+    def __init__(self, course_dir: Path, workers: int, threads: int, *, allow_weak_sandbox: bool = False):
+        self.course_dir = course_dir
+        self.size = workers
+        self.threads = threads
+        self.scratch = Path(tempfile.mkdtemp(prefix="autograder-run-"))
+        master, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = [sys.executable, "-m", "autograder.zygote", str(theirs.fileno()), str(threads)]
+        self.zygote = subprocess.Popen(
+            sandbox.wrap_zygote(argv, course_dir=course_dir), pass_fds=[theirs.fileno()], cwd=self.scratch,
+            stdin=subprocess.DEVNULL, env=_env(threads),
+        )
+        theirs.close()
+        self.master = master
+        self.workers: list[dict] = []
+        try:
+            sandbox.require(allow_weak_sandbox)  # while the zygote warms up; no student code runs before it
+        except BaseException:
+            self.master.close()
+            self.zygote.kill()
+            self.zygote.wait()
+            raise
+        _warm_judge()
+        for _ in range(workers):
+            self.workers.append(self._start_worker())
+        master.settimeout(STARTUP_TIMEOUT)
+        try:
+            ready, _ = zygote.recv_message(master)
+        except (socket.timeout, OSError):
+            ready = None
+        if not ready or not ready.get("ready"):
+            self.close()
+            raise RuntimeError("the sandbox zygote did not start (see its messages above)")
+        self._registered = True
+        master.settimeout(None)
+
+    def _start_worker(self) -> dict:
+        """A judge worker forked from this process, which has torch and the course imported already."""
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        zygote.send_message(self.master, {"op": "add"}, [mine.fileno()])
+        mine.close()
+        job_r, job_w = os.pipe()
+        result_r, result_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(job_w)
+                os.close(result_r)
+                self.master.close()
+                for other in self.workers:
+                    for stream in (other["stdin"], other["stdout"]):
+                        try:
+                            stream.close()
+                        except OSError:
+                            pass
+                worker_loop(theirs, job_r, result_w)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            finally:
+                os._exit(code)
+        theirs.close()
+        os.close(job_r)
+        os.close(result_w)
+        return {"pid": pid, "stdin": os.fdopen(job_w, "w", encoding="utf-8"), "stdout": os.fdopen(result_r, "r", encoding="utf-8"),
+                "job": None, "since": 0.0}
+
+    def _ack_adds(self, count: int) -> None:
+        for _ in range(count):
+            zygote.recv_message(self.master)
+
+    def run(self, jobs: list[dict], limits) -> "iter[dict]":
+        pending = list(jobs)
+        selector = selectors.DefaultSelector()
+        acks = len(self.workers)
+        self._ack_adds(acks)
+        for worker in self.workers:
+            selector.register(worker["stdout"], selectors.EVENT_READ, worker)
+        budget = limits.notebook_timeout + limits.cell_timeout + 120
+        busy = 0
+        while pending or busy:
+            for worker in self.workers:
+                if worker["job"] is None and pending:
+                    job = pending.pop(0)
+                    worker["job"], worker["since"] = job, time.monotonic()
+                    try:
+                        worker["stdin"].write(json.dumps(job) + "\n")
+                        worker["stdin"].flush()
+                    except (BrokenPipeError, OSError):
+                        pass
+                    busy += 1
+            events = selector.select(timeout=5.0)
+            for key, _ in events:
+                worker = key.data
+                line = worker["stdout"].readline()
+                job = worker["job"]
+                if line:
+                    try:
+                        result = json.loads(line)
+                    except ValueError:
+                        continue
+                    worker["job"] = None
+                    busy -= 1
+                    yield result
+                    continue
+                selector.unregister(worker["stdout"])
+                self._replace(worker, selector)
+                if job is not None:
+                    busy -= 1
+                    yield _failed(job, "the grader's worker process stopped while grading this notebook")
+            now = time.monotonic()
+            for worker in self.workers:
+                if worker["job"] is not None and now - worker["since"] > budget:
+                    job = worker["job"]
+                    _kill(worker["pid"])
+                    selector.unregister(worker["stdout"])
+                    self._replace(worker, selector)
+                    busy -= 1
+                    yield _failed(job, "grading this notebook took longer than the grader allows")
+
+    def _replace(self, worker: dict, selector) -> None:
+        _kill(worker["pid"])
+        for stream in (worker["stdin"], worker["stdout"]):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        fresh = self._start_worker()
+        self._ack_adds(1)
+        worker.update(fresh)
+        selector.register(worker["stdout"], selectors.EVENT_READ, worker)
+
+    def close(self) -> None:
+        for worker in self.workers:
+            try:
+                worker["stdin"].close()
+            except OSError:
+                pass
+        deadline = time.monotonic() + 10
+        for worker in self.workers:
+            while time.monotonic() < deadline and os.waitpid(worker["pid"], os.WNOHANG) == (0, 0):
+                time.sleep(0.01)
+            _kill(worker["pid"])
+            worker["stdout"].close()
+        self.master.close()
+        try:
+            self.zygote.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.zygote.kill()
+            self.zygote.wait()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _env(threads: int) -> dict:
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        env[name] = str(threads)
+    env.setdefault("MPLBACKEND", "Agg")
+    env.setdefault("PYTHONHASHSEED", "0")
+    return env
+
+
+def _failed(job: dict, reason: str) -> dict:
+    return {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
+            "status": "error", "reason": reason, "notebook_json": None, "repairs": [], "failures": [], "warnings": [], "timings": {}}
+
+
+# ------------------------------------------------------------------ coordinator
+
+
+def grade(
+    course_dir: Path,
+    pairs: list[tuple[str, str]],
+    *,
+    workers: int | None = None,
+    progress: bool = True,
+    force: bool = False,
+    tests_in_sandbox: bool = False,
+    allow_weak_sandbox: bool = False,
+    stats: dict | None = None,
+) -> dict[tuple[str, str], str]:
+    """Grade each (student, assignment) submission; {(student, assignment): "ok" or a one-line reason}.
+
+    Refuses to start (`sandbox.SandboxUnavailable`) on a machine without full confinement unless
+    `allow_weak_sandbox`.
+    """
+    course_dir = course_dir.resolve()
+    limits = limits_mod.read_limits(course_dir)
+    state = course_dir / STATE_DIR
+    code_hash = _course_code_hash()
+    templates: dict[tuple[str, str], tuple[Path, str]] = {}
+    notebooks_of: dict[str, list[str] | str] = {}
+    for assignment in sorted({a for _, a in pairs}):
+        try:
+            names = gradebook.notebook_names(course_dir, assignment)
+        except LookupError as exc:
+            notebooks_of[assignment] = str(exc)
+            continue
+        notebooks_of[assignment] = names
+        for name in names:
+            text = json.dumps(gradebook.template(course_dir, assignment, name), sort_keys=True)
+            path = state / "templates" / assignment / f"{name}.json"
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                _write_atomic(path, text)
+            templates[(assignment, name)] = (path, _sha(text.encode()))
+
+    submissions: list[Submission] = []
+    for student, assignment in pairs:
+        folder = course_dir / "submitted" / student / assignment
+        names = notebooks_of[assignment]
+        sub = Submission(student, assignment, folder, names if isinstance(names, list) else [])
+        submissions.append(sub)
+        if isinstance(names, str):
+            sub.reason = names
+            continue
+        if _has_symlink(folder):
+            sub.reason = "the submission contains a symbolic link: refused"
+            continue
+        extras = [
+            {"from": str(p), "to": str(p.relative_to(folder))}
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix != ".ipynb" and p.name != "timestamp.txt"
+        ]
+        source_dir = course_dir / "source" / assignment
+        extras += [
+            {"from": str(p), "to": str(p.relative_to(source_dir))}
+            for p in sorted(source_dir.rglob("*")) if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts
+        ]
+        for name in sub.notebooks:
+            path = folder / f"{name}.ipynb"
+            if not path.exists() and not path.is_symlink():
+                continue
+            template_path, template_hash = templates[(assignment, name)]
+            try:
+                content = _sha(path.read_bytes()) if path.stat().st_size <= 64 * 1024 * 1024 else f"size:{path.stat().st_size}"
+            except OSError as exc:
+                content = f"unreadable:{exc}"
+            extras_hash = _sha(json.dumps([(e["to"], _sha(Path(e["from"]).read_bytes())) for e in extras]).encode())
+            key = _sha(json.dumps([content, template_hash, limits_mod.as_dict(limits), code_hash, extras_hash, tests_in_sandbox]).encode())
+            sub.jobs[name] = {
+                "key": key, "student": student, "assignment": assignment, "notebook": name,
+                "submission": str(path), "template": str(template_path), "limits": limits_mod.as_dict(limits),
+                "extra_files": extras, "tests_in_sandbox": tests_in_sandbox, "allow_weak_sandbox": allow_weak_sandbox,
+            }
+
+    def record_path(job: dict) -> Path:
+        return state / "results" / job["student"] / job["assignment"] / f"{job['notebook']}.json"
+
+    to_run: list[dict] = []
+    for sub in submissions:
+        for name, job in sub.jobs.items():
+            record = record_path(job)
+            if not force and record.is_file():
+                try:
+                    old = json.loads(record.read_text(encoding="utf-8"))
+                except ValueError:
+                    old = {}
+                if old.get("job") == job["key"]:
+                    sub.results[name] = old
+                    continue
+            to_run.append(job)
+
+    results: dict[tuple[str, str], str] = {}
+    by_pair = {(s.student, s.assignment): s for s in submissions}
+    bar = tqdm(total=sum(len(s.jobs) for s in submissions), desc="grade", unit="notebook", disable=not progress)
+    bar.update(sum(len(s.results) for s in submissions))
+    timings: list[dict] = []
+
+    def finish_if_done(sub: Submission) -> None:
+        if len(sub.results) == len(sub.jobs) and (sub.student, sub.assignment) not in results:
+            results[(sub.student, sub.assignment)] = _finish(course_dir, sub)
+
+    for sub in submissions:
+        if sub.reason is not None:
+            results[(sub.student, sub.assignment)] = sub.reason
+        elif not to_run or all(j not in to_run for j in sub.jobs.values()):
+            finish_if_done(sub)
+
+    started = time.perf_counter()
+    if to_run:
+        count = workers or os.cpu_count() or 1
+        count = max(1, min(count, len(to_run)))
+        threads = max(1, (os.cpu_count() or 1) // count)
+        pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox)
+        try:
+            for result in pool.run(to_run, limits):
+                sub = by_pair[(result["student"], result["assignment"])]
+                job = sub.jobs[result["notebook"]]
+                _write_atomic(record_path(job), json.dumps(result))
+                sub.results[result["notebook"]] = result
+                timings.append(result.get("timings", {}))
+                bar.update(1)
+                finish_if_done(sub)
+        finally:
+            pool.close()
+    bar.close()
+    for sub in submissions:
+        finish_if_done(sub)
+        results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
+    if stats is not None:
+        stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), reused=sum(len(s.jobs) for s in submissions) - len(to_run))
+        stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
+        stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
+        stats["failures"] = {f"{s.student}/{s.assignment}/{n}": r["failures"] for s in submissions for n, r in s.results.items() if r.get("failures")}
+    return results
+
+
+def _finish(course_dir: Path, sub: Submission) -> str:
+    """Write autograded/ and the gradebook for a submission whose notebooks all have results."""
+    import nbformat
+    from nbgrader.utils import parse_utc
+
+    errors = [f"{n}: {r['reason']}" if len(sub.jobs) > 1 else r["reason"] for n, r in sub.results.items() if r.get("status") != "ok"]
+    if not sub.jobs:
+        return "no notebook of this assignment was handed in"
+    target = course_dir / "autograded" / sub.student / sub.assignment
+    graded = {n: nbformat.reads(r["notebook_json"], as_version=4) for n, r in sub.results.items() if r.get("status") == "ok"}
+    if graded:
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for path in sorted(sub.folder.rglob("*")):
+            if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
+                dest = target / path.relative_to(sub.folder)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, dest)
+        for name, nb in graded.items():
+            _write_atomic(target / f"{name}.ipynb", nbformat.writes(nb))
+        notebooks = {name: graded.get(name) for name in sub.notebooks if name in graded or name not in sub.jobs}
+        timestamp = None
+        stamp = sub.folder / "timestamp.txt"
+        if stamp.is_file():
+            try:
+                timestamp = parse_utc(stamp.read_text(encoding="utf-8").strip())
+            except (ValueError, OverflowError):
+                timestamp = None
+        gradebook.save_autograde(course_dir, sub.assignment, sub.student, notebooks, timestamp=timestamp)
+    return "; ".join(errors) if errors else "ok"
+
+
+# ------------------------------------------------------------------ judge worker
+
+
+def _warm_judge() -> None:
+    """What the judge needs, imported once in the coordinator before judge workers are forked."""
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+
+    import course.checks  # noqa: F401
+    import course.probes.core  # noqa: F401
+    import course.quiz  # noqa: F401
+    from autograder import grading, runner  # noqa: F401
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, 9)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def worker_loop(control: socket.socket, job_fd: int, result_fd: int) -> None:
+    """A judge worker: one JSON job per line in, one JSON result per line out."""
+    import signal
+
+    import torch
+
+    from autograder import grading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and closes our pipe
+    torch.set_num_threads(1)
+    os.dup2(2, 1)
+    results = os.fdopen(result_fd, "w", encoding="utf-8")
+    for line in os.fdopen(job_fd, "r", encoding="utf-8"):
+        job = json.loads(line)
+        try:
+            result = grading.grade_job(job, control)
+        except Exception as exc:
+            traceback.print_exc()
+            result = _failed(job, f"grader error: {type(exc).__name__}: {exc}")
+        results.write(json.dumps(result) + "\n")
+        results.flush()

@@ -1,0 +1,251 @@
+"""The unit of work: grade one notebook of one student.
+
+A job is a small JSON-able dict (paths, limits, hashes); its result is JSON-able too (the autograded
+notebook, repairs, failures, timings), so the same function could run on another machine. Student
+cells run in a child forked by the zygote; test cells run here, in the judge, interleaved in notebook
+order. A child that dies or runs out of time costs its cell: a fresh child replays the earlier
+successful cells without it, and grading goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder import judge, limits as limits_mod, repair, wire, zygote
+
+OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
+
+
+class Session:
+    """One notebook's child, and the replay that rebuilds it after a crash or a timeout."""
+
+    def __init__(self, control: socket.socket, files: list[tuple[str, bytes]], limits: Any, deadline: float, *, allow_weak: bool = False):
+        self.control = control
+        self.files = files
+        self.allow_weak = allow_weak
+        self.limits = limits
+        self.notebook_deadline = deadline
+        self.history: list[str] = []
+        self.channel: wire.Channel | None = None
+        self.pid: int | None = None
+        self.conn: judge.Connection | None = None
+        self.forks = 0
+        self.fork_s = 0.0
+        self.test_deadline = deadline
+        self.busy = 0.0  # seconds the children reported running student cells (replays included)
+
+    def _fork(self) -> None:
+        started = time.perf_counter()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            zygote.send_message(self.control, {"op": "fork", "limits": limits_mod.as_dict(self.limits), "allow_weak": self.allow_weak}, [theirs.fileno()])
+            reply, _ = zygote.recv_message(self.control)
+        finally:
+            theirs.close()
+        if not reply or type(reply.get("pid")) is not int:
+            mine.close()
+            raise RuntimeError(f"the sandbox could not start a process: {reply}")
+        self.pid = reply["pid"]
+        self.forks += 1
+        self.channel = wire.Channel(mine)
+        try:
+            hello, _ = self.channel.recv(deadline=time.monotonic() + 60)
+        except (wire.Timeout, wire.ChannelClosed, wire.WireError):
+            hello = {"fatal": "the sandboxed process did not start"}
+        if hello.get("ready") is not True:
+            self.kill()
+            raise RuntimeError(str(hello.get("fatal", "the sandboxed process did not start"))[:500])
+        if self.files:
+            self.channel.send({"op": "files", "names": [name for name, _ in self.files]}, [data for _, data in self.files])
+            reply, _ = self.channel.recv(deadline=time.monotonic() + 60)
+            if "value" not in reply:
+                raise RuntimeError("the notebook's files could not be put in its folder")
+        self.fork_s += time.perf_counter() - started
+        self.conn = judge.Connection(self.channel, on_death=self.kill, deadline=lambda: self.test_deadline)
+
+    def kill(self) -> None:
+        self._fold_busy()
+        if self.pid is not None:
+            zygote.send_message(self.control, {"op": "kill", "pid": self.pid})
+            zygote.recv_message(self.control)
+            self.pid = None
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+
+    def close(self) -> None:
+        if self.channel is not None and self.pid is not None:
+            try:
+                self.channel.send({"op": "exit"})
+            except wire.ChannelClosed:
+                pass
+        self.kill()
+
+    def alive(self) -> bool:
+        return self.channel is not None and self.conn is not None and self.conn.dead is None
+
+    def _deadline(self) -> float:
+        return min(time.monotonic() + self.limits.cell_timeout, self.notebook_deadline)
+
+    def _run(self, source: str) -> tuple[str, dict]:
+        """("ok" | "error" | "timeout" | "died", reply) for one cell in the current child."""
+        try:
+            self.channel.send({"op": "cell", "source": source})
+            reply, _ = self.channel.recv(deadline=self._deadline())
+        except wire.Timeout:
+            self.kill()
+            return "timeout", {}
+        except (wire.ChannelClosed, wire.WireError):
+            self.kill()
+            return "died", {}
+        if reply.get("status") not in ("ok", "error"):
+            self.kill()
+            return "died", {}
+        if type(reply.get("seconds")) is float and 0 <= reply["seconds"] < 1e6:
+            self.busy += reply["seconds"]
+        return reply["status"], reply
+
+    def ensure(self, failures: list[dict]) -> None:
+        """A live child with every earlier successful cell run again (a cell that now fails is dropped)."""
+        while not self.alive():
+            if self.channel is not None:
+                self.kill()
+            if time.monotonic() >= self.notebook_deadline:
+                raise TimeoutError("notebook time limit")
+            self._fork()
+            for source in list(self.history):
+                status, _ = self._run(source)
+                if status in ("timeout", "died"):
+                    self.history.remove(source)
+                    failures.append({"cell": None, "kind": f"replay {status}", "detail": source[:80]})
+                    break
+
+    def run_student(self, source: str, failures: list[dict]) -> tuple[str, dict]:
+        self.ensure(failures)
+        status, reply = self._run(source)
+        if status == "ok":
+            self.history.append(source)
+        return status, reply
+
+    def begin_test(self) -> judge.Connection:
+        self.test_deadline = self._deadline()
+        return self.conn
+
+    def _fold_busy(self) -> None:
+        if self.conn is not None:
+            self.busy += self.conn.busy
+            self.conn.busy = 0.0
+
+
+def _clean_outputs(outputs: Any) -> list[dict]:
+    """The child's outputs, checked to be nbformat outputs and nothing else."""
+    clean = []
+    for out in outputs if isinstance(outputs, list) else []:
+        if not isinstance(out, dict) or out.get("output_type") not in OUTPUT_TYPES:
+            continue
+        kind = out["output_type"]
+        if kind == "stream" and out.get("name") in ("stdout", "stderr") and isinstance(out.get("text"), str):
+            clean.append(nbformat.v4.new_output("stream", name=out["name"], text=out["text"]))
+        elif kind in ("display_data", "execute_result") and isinstance(out.get("data"), dict):
+            data = {k: v for k, v in out["data"].items() if isinstance(k, str) and "/" in k and isinstance(v, (str, dict, list))}
+            meta = out.get("metadata") if isinstance(out.get("metadata"), dict) else {}
+            if kind == "execute_result":
+                count = out.get("execution_count") if type(out.get("execution_count")) is int else None
+                clean.append(nbformat.v4.new_output(kind, data=data, metadata=meta, execution_count=count))
+            else:
+                clean.append(nbformat.v4.new_output(kind, data=data, metadata=meta))
+        elif kind == "error" and isinstance(out.get("ename"), str) and isinstance(out.get("evalue"), str):
+            tb = [str(x) for x in out.get("traceback", []) if isinstance(x, str)] if isinstance(out.get("traceback"), list) else []
+            clean.append(nbformat.v4.new_output("error", ename=out["ename"], evalue=out["evalue"], traceback=tb))
+    return clean
+
+
+def _error_output(ename: str, evalue: str) -> dict:
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+def grade_job(job: dict, control: socket.socket) -> dict:
+    """Grade one notebook; never raises for anything the submission does."""
+    started = time.perf_counter()
+    result = {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
+              "status": "ok", "reason": "", "notebook_json": None, "repairs": [], "failures": [], "warnings": [],
+              "timings": {}}
+    template = json.loads(Path(job["template"]).read_text(encoding="utf-8"))
+    limits = limits_mod.from_dict(job["limits"])
+    try:
+        data = repair.read_submission(Path(job["submission"]))
+        fixed = repair.repair(data, template)
+    except repair.SubmissionError as exc:
+        result.update(status="error", reason=str(exc))
+        return result
+    result["repairs"] = fixed.notes
+    in_sandbox = bool(job.get("tests_in_sandbox"))
+    if in_sandbox:
+        result["warnings"].append("test cells ran inside the student's process (--in-sandbox-tests): the grades can be forged")
+    files = [(extra["to"], Path(extra["from"]).read_bytes()) for extra in job.get("extra_files", [])]
+    deadline = time.monotonic() + limits.notebook_timeout
+    session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")))
+    failures: list[dict] = []
+    student_s = judge_s = 0.0
+    count = 0
+    nb = fixed.notebook
+    try:
+        with judge.notebook_scope():
+            for index, (cell, role) in enumerate(zip(nb.cells, fixed.roles)):
+                if role == "markdown":
+                    continue
+                if time.monotonic() >= deadline:
+                    cell.outputs = [_error_output("TimeoutError", f"not run: the notebook ran past its time limit ({limits.notebook_timeout:g} s)")]
+                    failures.append({"cell": index, "kind": "notebook timeout"})
+                    continue
+                count += 1
+                if role == "test" and not in_sandbox:
+                    t0 = time.perf_counter()
+                    try:
+                        session.ensure(failures)
+                        verdict = judge.run_test(fixed.tests[index], session.begin_test(), output_chars=limits.output_kb * 1024)
+                    except TimeoutError:
+                        verdict = judge.Verdict(False, [], "TimeoutError", "the notebook ran past its time limit")
+                        verdict.outputs = [_error_output(verdict.ename, verdict.evalue)]
+                    judge_s += time.perf_counter() - t0
+                    cell.outputs = _clean_outputs(verdict.outputs)
+                    cell.execution_count = count
+                    if verdict.died:
+                        failures.append({"cell": index, "kind": "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash"), "detail": verdict.evalue})
+                    continue
+                source = fixed.tests[index] if role == "test" else cell.source
+                t0 = time.perf_counter()
+                try:
+                    status, reply = session.run_student(source, failures)
+                except TimeoutError:
+                    status, reply = "timeout", {}
+                student_s += time.perf_counter() - t0
+                cell.execution_count = count
+                if status in ("ok", "error"):
+                    cell.outputs = _clean_outputs(reply.get("outputs"))
+                    if role == "test":  # a traceback would show the hidden tests' source
+                        cell.outputs = [_error_output(o.ename, o.evalue) if o.output_type == "error" else o for o in cell.outputs]
+                    if status == "error" and not any(o["output_type"] == "error" for o in cell.outputs):
+                        cell.outputs.append(_error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", ""))))
+                elif status == "timeout":
+                    cell.outputs = [_error_output("TimeoutError", f"this cell ran past the grader's time limit ({limits.cell_timeout:g} s per cell) and was stopped; the rest of the notebook was graded without it")]
+                    failures.append({"cell": index, "kind": "timeout"})
+                else:
+                    cell.outputs = [_error_output("DeadKernelError", "this cell ended its process (it crashed or exited); the rest of the notebook was graded without it")]
+                    failures.append({"cell": index, "kind": "crash"})
+    except RuntimeError as exc:
+        result.update(status="error", reason=str(exc))
+        return result
+    finally:
+        session.close()
+    result["failures"] = failures
+    result["notebook_json"] = nbformat.writes(nb)
+    result["timings"] = {"student_s": student_s, "judge_s": judge_s, "total_s": time.perf_counter() - started,
+                         "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s}
+    return result

@@ -1,0 +1,639 @@
+"""The boundary format between the judge and the sandbox: plain data only, nothing that can run code.
+
+A message is a frame: an 8-byte prefix (magic, version, header length), a JSON header, then raw
+byte buffers whose lengths the header lists. Values inside a header are tagged nodes (`{"t": ...}`)
+built from a fixed set of types; array and tensor data travel as buffers. Every size is capped and
+every node is checked against the schema on the way in; anything else raises `WireError`.
+No pickle, no eval: a decoder only ever builds the types listed here, or asks its caller to make a
+handle for an id.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import re
+import select
+import socket
+import struct
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+MAGIC = b"AG"
+VERSION = 1
+PREFIX = struct.Struct(">2sHI")
+
+
+class WireError(ValueError):
+    """A malformed, oversized or unexpected message; the peer is no longer trusted."""
+
+
+class ChannelClosed(ConnectionError):
+    """The peer went away (it exited or was killed)."""
+
+
+class Timeout(TimeoutError):
+    """No complete message before the deadline."""
+
+
+@dataclass(frozen=True)
+class Caps:
+    header_bytes: int = 16 * 1024 * 1024
+    buffer_bytes: int = 1024 * 1024 * 1024
+    buffers: int = 100_000
+    nodes: int = 1_000_000
+    depth: int = 64
+    string_chars: int = 16 * 1024 * 1024
+    int_digits: int = 4300
+    tensor_elements: int = 1 << 31
+
+
+DEFAULT_CAPS = Caps()
+
+
+# ---------------------------------------------------------------- frames
+
+
+def pack(header: dict, buffers: list[bytes] = (), *, caps: Caps = DEFAULT_CAPS) -> list[bytes]:
+    """The frame for `header` and `buffers` as a list of byte strings to send in order."""
+    buffers = [bytes(b) if not isinstance(b, (bytes, memoryview)) else b for b in buffers]
+    header = dict(header, b=[len(b) for b in buffers])
+    raw = json.dumps(header, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    if len(raw) > caps.header_bytes:
+        raise WireError(f"header of {len(raw)} bytes is over the cap of {caps.header_bytes}")
+    if len(buffers) > caps.buffers or sum(header["b"]) > caps.buffer_bytes:
+        raise WireError("buffers over the cap")
+    return [PREFIX.pack(MAGIC, VERSION, len(raw)), raw, *buffers]
+
+
+def _strict_json(raw: bytes) -> Any:
+    def no_constants(name: str) -> Any:
+        raise WireError(f"non-standard JSON constant {name}")
+
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=no_constants)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise WireError(f"header is not valid JSON: {exc}") from None
+
+
+class Channel:
+    """Framed messages over a connected socket, every read bounded by a deadline and the caps."""
+
+    def __init__(self, sock: socket.socket, *, caps: Caps = DEFAULT_CAPS):
+        self.sock = sock
+        self.caps = caps
+        sock.setblocking(True)
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def send(self, header: dict, buffers: list[bytes] = ()) -> None:
+        parts = pack(header, buffers, caps=self.caps)
+        try:
+            self.sock.settimeout(None)
+            for part in parts:
+                self.sock.sendall(part)
+        except (BrokenPipeError, ConnectionResetError, OSError) as exc:
+            raise ChannelClosed(str(exc)) from None
+
+    def _read(self, n: int, deadline: float | None) -> bytes:
+        chunks = []
+        while n:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Timeout("deadline passed")
+                ready, _, _ = select.select([self.sock], [], [], left)
+                if not ready:
+                    raise Timeout("deadline passed")
+            try:
+                chunk = self.sock.recv(min(n, 1 << 20))
+            except (ConnectionResetError, OSError) as exc:
+                raise ChannelClosed(str(exc)) from None
+            if not chunk:
+                raise ChannelClosed("peer closed the channel")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def recv(self, *, deadline: float | None = None) -> tuple[dict, list[bytes]]:
+        magic, version, size = PREFIX.unpack(self._read(PREFIX.size, deadline))
+        if magic != MAGIC or version != VERSION:
+            raise WireError(f"bad frame prefix {magic!r} v{version}")
+        if size > self.caps.header_bytes:
+            raise WireError(f"header of {size} bytes is over the cap of {self.caps.header_bytes}")
+        header = _strict_json(self._read(size, deadline))
+        if not isinstance(header, dict) or not isinstance(header.get("b"), list):
+            raise WireError("header must be an object with a buffer list")
+        sizes = header.pop("b")
+        if len(sizes) > self.caps.buffers or not all(type(s) is int and s >= 0 for s in sizes):
+            raise WireError("bad buffer list")
+        if sum(sizes) > self.caps.buffer_bytes:
+            raise WireError(f"{sum(sizes)} bytes of buffers is over the cap of {self.caps.buffer_bytes}")
+        return header, [self._read(s, deadline) if s else b"" for s in sizes]
+
+
+# ---------------------------------------------------------------- values
+
+
+class RemoteError(Exception):
+    """An exception raised on the other side, as plain data: its type name and message."""
+
+    def __init__(self, type_name: str, message: str):
+        super().__init__(type_name, message)
+        self.type_name = type_name
+        self.message = message
+
+
+class Handle:
+    """A reference to an object that stays on the other side: an id in its handle table."""
+
+    __slots__ = ("id", "type_name")
+
+    def __init__(self, id: int, type_name: str = "object"):
+        self.id = id
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<handle {self.id} of {self.type_name}>"
+
+
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,200}$")
+DEVICE = re.compile(r"^[a-z_]{1,20}(:[0-9]{1,4})?$")
+ARRAY_KINDS = "biufc"
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _torch_dtypes() -> dict[str, Any]:
+    torch = _torch()
+    out = {}
+    for name in dir(torch):
+        value = getattr(torch, name, None)
+        if isinstance(value, torch.dtype):
+            out[str(value).removeprefix("torch.")] = value
+    return out
+
+
+_DTYPES: dict[str, Any] | None = None
+
+
+def torch_dtype(name: str):
+    global _DTYPES
+    if _DTYPES is None:
+        _DTYPES = _torch_dtypes()
+    try:
+        return _DTYPES[name]
+    except KeyError:
+        raise WireError(f"unknown torch dtype {name!r}") from None
+
+
+_PLAIN_DTYPES = None
+_NOT_PLAIN = re.compile(r"^(q|bits|u?int[1-7]$)")
+
+
+def _plain_tensor_dtypes() -> set:
+    """Dtypes whose storage bytes can cross: numbers and bools; not quantized, packed-bit or sub-byte ones."""
+    global _PLAIN_DTYPES
+    if _PLAIN_DTYPES is None:
+        _PLAIN_DTYPES = {d for name, d in _torch_dtypes().items() if not _NOT_PLAIN.match(name)}
+    return _PLAIN_DTYPES
+
+
+def _array_span(shape, strides, itemsize) -> tuple[int, int]:
+    """(lowest, highest + itemsize) byte offsets a strided view touches, relative to its start."""
+    if any(s == 0 for s in shape):
+        return 0, 0
+    low = high = 0
+    for size, stride in zip(shape, strides):
+        if stride < 0:
+            low += stride * (size - 1)
+        else:
+            high += stride * (size - 1)
+    return low, high + itemsize
+
+
+class Encoder:
+    """Turns a value into a node tree plus buffers; `to_handle` is asked for anything not plain."""
+
+    def __init__(self, to_handle: Callable[[Any], Handle] | None = None, *, caps: Caps = DEFAULT_CAPS):
+        self.to_handle = to_handle
+        self.caps = caps
+        self.buffers: list[bytes] = []
+        self.nodes = 0
+        self.buffer_bytes = 0
+
+    def _buffer(self, data: bytes) -> int:
+        self.buffer_bytes += len(data)
+        if self.buffer_bytes > self.caps.buffer_bytes:
+            raise WireError("value is over the size cap")
+        self.buffers.append(data)
+        return len(self.buffers) - 1
+
+    def encode(self, value: Any, depth: int = 0) -> dict:
+        self.nodes += 1
+        if self.nodes > self.caps.nodes or depth > self.caps.depth:
+            raise WireError("value is too large or too deeply nested")
+        kind = type(value)
+        if value is None:
+            return {"t": "none"}
+        if kind is bool:
+            return {"t": "bool", "v": value}
+        if kind is int:
+            text = str(value) if abs(value) < 10 ** self.caps.int_digits else None
+            if text is None:
+                raise WireError("integer too large")
+            return {"t": "int", "v": text}
+        if kind is float:
+            return {"t": "float", "v": value.hex()}
+        if kind is complex:
+            return {"t": "complex", "v": [value.real.hex(), value.imag.hex()]}
+        if kind is str:
+            if len(value) > self.caps.string_chars:
+                raise WireError("string too long")
+            return {"t": "str", "v": value}
+        if kind is bytes:
+            return {"t": "bytes", "buf": self._buffer(value)}
+        if kind is tuple or kind is list:
+            return {"t": kind.__name__, "v": [self.encode(v, depth + 1) for v in value]}
+        if kind is dict:
+            keys = list(value.keys())
+            for key in keys:
+                if not _plain_key(key):
+                    return self._handle(value)
+            return {"t": "dict", "k": [self.encode(k, depth + 1) for k in keys], "v": [self.encode(value[k], depth + 1) for k in keys]}
+        if isinstance(value, Handle):
+            return {"t": "handle", "id": value.id, "type": value.type_name}
+        if isinstance(value, np.ndarray) and value.dtype.kind in ARRAY_KINDS and value.dtype.fields is None:
+            return self._array(value)
+        if isinstance(value, np.generic) and value.dtype.kind in ARRAY_KINDS:
+            return {"t": "npscalar", "dtype": value.dtype.str, "buf": self._buffer(np.asarray(value).tobytes())}
+        if "torch" in sys.modules:
+            node = self._torch(value, depth)
+            if node is not None:
+                return node
+        if isinstance(value, BaseException) and self.to_handle is None:
+            return {"t": "exc", "type": type(value).__name__, "msg": _short(str(value))}
+        return self._handle(value)
+
+    def _handle(self, value: Any) -> dict:
+        if self.to_handle is None:
+            raise TypeError(f"a {type(value).__name__} cannot cross to the sandbox: pass plain data (numbers, strings, arrays, tensors, lists, dicts)")
+        handle = self.to_handle(value)
+        return {"t": "handle", "id": handle.id, "type": handle.type_name}
+
+    def _array(self, arr: np.ndarray) -> dict:
+        itemsize = arr.dtype.itemsize
+        low, high = _array_span(arr.shape, arr.strides, itemsize)
+        if high - low:
+            start = arr.__array_interface__["data"][0] + low
+            data = ctypes.string_at(start, high - low)
+        else:
+            data = b""
+        return {
+            "t": "ndarray",
+            "dtype": arr.dtype.str,
+            "shape": list(arr.shape),
+            "strides": list(arr.strides),
+            "offset": -low,
+            "buf": self._buffer(data),
+        }
+
+    def _torch(self, value: Any, depth: int) -> dict | None:
+        torch = _torch()
+        if isinstance(value, torch.Size):
+            return {"t": "size", "v": [int(v) for v in value]}
+        if isinstance(value, torch.dtype):
+            return {"t": "dtype", "v": str(value).removeprefix("torch.")}
+        if isinstance(value, torch.device):
+            return {"t": "device", "v": str(value)}
+        if isinstance(value, torch.Tensor):
+            return self._tensor(value, depth)
+        return None
+
+    def _tensor(self, value: Any, depth: int) -> dict | None:
+        torch = _torch()
+        with torch._C.DisableTorchFunctionSubclass():
+            t = value.as_subclass(torch.Tensor) if type(value) is not torch.Tensor else value
+            if t.layout != torch.strided or t.is_quantized or t.is_nested or t.dtype not in _plain_tensor_dtypes():
+                return None
+            node = {
+                "t": "tensor",
+                "dtype": str(t.dtype).removeprefix("torch."),
+                "shape": list(t.shape),
+                "stride": list(t.stride()),
+                "offset": int(t.storage_offset()),
+                "device": str(t.device),
+                "requires_grad": bool(t.requires_grad),
+                "is_leaf": bool(t.is_leaf),
+                "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+                "grad": None,
+                "buf": None,
+            }
+            if t.is_leaf and t.grad is not None:
+                node["grad"] = self.encode(t.grad, depth + 1)
+            if t.device.type == "meta":
+                return node
+            low, high = _array_span(t.shape, t.stride(), 1)
+            if high - low:
+                flat = torch.as_strided(t.detach(), (high - low,), (1,), t.storage_offset() + low)
+                data = flat.cpu().contiguous().view(torch.uint8)
+                node["buf"] = self._buffer(data.numpy().tobytes())
+            else:
+                node["buf"] = self._buffer(b"")
+            return node
+
+
+def _plain_key(key: Any) -> bool:
+    kind = type(key)
+    if key is None or kind in (bool, int, float, str, bytes):
+        return True
+    return kind is tuple and all(_plain_key(k) for k in key)
+
+
+def _short(text: str, limit: int = 4000) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def encode(value: Any, *, to_handle: Callable[[Any], Handle] | None = None, caps: Caps = DEFAULT_CAPS) -> tuple[dict, list[bytes]]:
+    enc = Encoder(to_handle, caps=caps)
+    node = enc.encode(value)
+    return node, enc.buffers
+
+
+class Decoder:
+    """Checks a node tree against the schema and rebuilds the value; handles go to `from_handle`."""
+
+    def __init__(self, buffers: list[bytes], from_handle: Callable[[Handle], Any] | None = None, *, caps: Caps = DEFAULT_CAPS, device_ok: Callable[[str], bool] | None = None):
+        self.buffers = buffers
+        self.from_handle = from_handle
+        self.caps = caps
+        self.nodes = 0
+        self.device_ok = device_ok or _device_available
+
+    def _keys(self, node: dict, *keys: str) -> None:
+        if set(node) != {"t", *keys}:
+            raise WireError(f"node {node.get('t')!r} has keys {sorted(node)}, expected {sorted({'t', *keys})}")
+
+    def _buf(self, index: Any) -> bytes:
+        if type(index) is not int or not 0 <= index < len(self.buffers):
+            raise WireError("bad buffer index")
+        return self.buffers[index]
+
+    def decode(self, node: Any, depth: int = 0) -> Any:
+        self.nodes += 1
+        if self.nodes > self.caps.nodes or depth > self.caps.depth:
+            raise WireError("value is too large or too deeply nested")
+        if not isinstance(node, dict) or not isinstance(node.get("t"), str):
+            raise WireError("a value node must be an object with a type tag")
+        t = node["t"]
+        method = getattr(self, f"_d_{t}", None)
+        if method is None:
+            raise WireError(f"unknown value type {t!r}")
+        return method(node, depth)
+
+    def _d_none(self, node, depth):
+        self._keys(node)
+        return None
+
+    def _d_bool(self, node, depth):
+        self._keys(node, "v")
+        if type(node["v"]) is not bool:
+            raise WireError("bad bool")
+        return node["v"]
+
+    def _d_int(self, node, depth):
+        self._keys(node, "v")
+        text = node["v"]
+        if type(text) is not str or not re.fullmatch(r"-?[0-9]{1,%d}" % self.caps.int_digits, text):
+            raise WireError("bad int")
+        return int(text)
+
+    def _float(self, text: Any) -> float:
+        if type(text) is not str or len(text) > 40:
+            raise WireError("bad float")
+        try:
+            return float.fromhex(text)
+        except ValueError:
+            raise WireError("bad float") from None
+
+    def _d_float(self, node, depth):
+        self._keys(node, "v")
+        return self._float(node["v"])
+
+    def _d_complex(self, node, depth):
+        self._keys(node, "v")
+        v = node["v"]
+        if type(v) is not list or len(v) != 2:
+            raise WireError("bad complex")
+        return complex(self._float(v[0]), self._float(v[1]))
+
+    def _d_str(self, node, depth):
+        self._keys(node, "v")
+        if type(node["v"]) is not str or len(node["v"]) > self.caps.string_chars:
+            raise WireError("bad str")
+        return node["v"]
+
+    def _d_bytes(self, node, depth):
+        self._keys(node, "buf")
+        return bytes(self._buf(node["buf"]))
+
+    def _items(self, node, depth) -> list:
+        if type(node.get("v")) is not list:
+            raise WireError("bad sequence")
+        return [self.decode(v, depth + 1) for v in node["v"]]
+
+    def _d_list(self, node, depth):
+        self._keys(node, "v")
+        return self._items(node, depth)
+
+    def _d_tuple(self, node, depth):
+        self._keys(node, "v")
+        return tuple(self._items(node, depth))
+
+    def _d_dict(self, node, depth):
+        self._keys(node, "k", "v")
+        keys, values = node["k"], node["v"]
+        if type(keys) is not list or type(values) is not list or len(keys) != len(values):
+            raise WireError("bad dict")
+        out = {}
+        for k, v in zip(keys, values):
+            key = self.decode(k, depth + 1)
+            if not _plain_key(key):
+                raise WireError("bad dict key")
+            out[key] = self.decode(v, depth + 1)
+        return out
+
+    def _d_handle(self, node, depth):
+        self._keys(node, "id", "type")
+        if type(node["id"]) is not int or node["id"] < 0 or type(node["type"]) is not str or len(node["type"]) > 300:
+            raise WireError("bad handle")
+        if self.from_handle is None:
+            raise WireError("a handle where only plain data may come")
+        return self.from_handle(Handle(node["id"], node["type"]))
+
+    def _d_exc(self, node, depth):
+        self._keys(node, "type", "msg")
+        if type(node["type"]) is not str or not NAME.match(node["type"]) or type(node["msg"]) is not str:
+            raise WireError("bad exception")
+        return RemoteError(node["type"], node["msg"])
+
+    def _shape(self, value, *, negative_ok: bool = False) -> tuple[int, ...]:
+        if type(value) is not list or len(value) > 64:
+            raise WireError("bad shape")
+        if not all(type(v) is int and (negative_ok or v >= 0) and abs(v) < 1 << 62 for v in value):
+            raise WireError("bad shape")
+        return tuple(value)
+
+    def _np_dtype(self, text) -> np.dtype:
+        if type(text) is not str or not re.fullmatch(r"[<>|=][biufc][0-9]{1,2}", text):
+            raise WireError(f"bad array dtype {text!r}")
+        try:
+            return np.dtype(text)
+        except TypeError:
+            raise WireError(f"bad array dtype {text!r}") from None
+
+    def _d_npscalar(self, node, depth):
+        self._keys(node, "dtype", "buf")
+        dtype = self._np_dtype(node["dtype"])
+        data = self._buf(node["buf"])
+        if len(data) != dtype.itemsize:
+            raise WireError("bad scalar")
+        _check_bools(dtype.kind, data)
+        return np.frombuffer(data, dtype=dtype)[0]
+
+    def _d_ndarray(self, node, depth):
+        self._keys(node, "dtype", "shape", "strides", "offset", "buf")
+        dtype = self._np_dtype(node["dtype"])
+        shape = self._shape(node["shape"])
+        strides = self._shape(node["strides"], negative_ok=True)
+        offset = node["offset"]
+        data = self._buf(node["buf"])
+        if len(strides) != len(shape) or type(offset) is not int:
+            raise WireError("bad array layout")
+        low, high = _array_span(shape, strides, dtype.itemsize)
+        if high - low != len(data) or offset != -low:
+            raise WireError("array layout does not match its buffer")
+        if math.prod(shape) > self.caps.tensor_elements:
+            raise WireError("array too large")
+        _check_bools(dtype.kind, data)
+        return np.ndarray(shape, dtype=dtype, buffer=bytearray(data), offset=offset, strides=strides)
+
+    def _d_size(self, node, depth):
+        self._keys(node, "v")
+        return _torch().Size(self._shape(node["v"]))
+
+    def _d_dtype(self, node, depth):
+        self._keys(node, "v")
+        if type(node["v"]) is not str:
+            raise WireError("bad dtype")
+        return torch_dtype(node["v"])
+
+    def _device(self, text):
+        if type(text) is not str or not DEVICE.match(text):
+            raise WireError(f"bad device {text!r}")
+        try:
+            return _torch().device(text)
+        except RuntimeError:
+            raise WireError(f"bad device {text!r}") from None
+
+    def _d_device(self, node, depth):
+        self._keys(node, "v")
+        return self._device(node["v"])
+
+    def _d_tensor(self, node, depth):
+        torch = _torch()
+        self._keys(node, "dtype", "shape", "stride", "offset", "device", "requires_grad", "is_leaf", "grad_fn", "grad", "buf")
+        dtype = torch_dtype(node["dtype"]) if type(node["dtype"]) is str else None
+        if dtype is None or dtype not in _plain_tensor_dtypes():
+            raise WireError("bad tensor dtype")
+        shape = self._shape(node["shape"])
+        stride = self._shape(node["stride"])
+        offset = node["offset"]
+        device = self._device(node["device"])
+        if len(stride) != len(shape) or type(offset) is not int or offset < 0:
+            raise WireError("bad tensor layout")
+        for key in ("requires_grad", "is_leaf"):
+            if type(node[key]) is not bool:
+                raise WireError(f"bad {key}")
+        grad_fn = node["grad_fn"]
+        if grad_fn is not None and (type(grad_fn) is not str or not NAME.match(grad_fn)):
+            raise WireError("bad grad_fn")
+        _, span = _array_span(shape, stride, 1)
+        if device.type != "meta" and (offset + span > self.caps.tensor_elements or math.prod(shape) > self.caps.tensor_elements):
+            raise WireError("tensor too large")
+        itemsize = torch.empty((), dtype=dtype).element_size()
+        if device.type == "meta":
+            if node["buf"] is not None:
+                raise WireError("a meta tensor carries no data")
+            storage = torch.empty(offset + span, dtype=dtype, device="meta")
+        else:
+            data = self._buf(node["buf"])
+            if len(data) != span * itemsize:
+                raise WireError("tensor layout does not match its buffer")
+            if dtype == torch.bool:
+                _check_bools("b", data)
+            storage = torch.zeros(offset + span, dtype=dtype)
+            if span:
+                window = torch.frombuffer(bytearray(data), dtype=torch.uint8)
+                storage[offset:offset + span] = window.view(dtype)
+            if device.type != "cpu" and self.device_ok(str(device)):
+                storage = storage.to(device)
+        tensor = torch.as_strided(storage, shape, stride, offset)
+        if node["requires_grad"]:
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise WireError("only floating-point tensors can require grad")
+            tensor.requires_grad_(True)
+        if node["grad"] is not None:
+            grad = self.decode(node["grad"], depth + 1)
+            if not isinstance(grad, torch.Tensor):
+                raise WireError("a tensor's grad must be a tensor")
+            try:
+                tensor.grad = grad
+            except RuntimeError as exc:
+                raise WireError(f"bad grad: {exc}") from None
+        if grad_fn is not None or not node["is_leaf"]:
+            tensor.__dict__["sandbox_grad_fn"] = grad_fn
+            tensor.__dict__["sandbox_is_leaf"] = node["is_leaf"]
+        return tensor
+
+
+def _check_bools(kind: str, data: bytes) -> None:
+    if kind == "b" and data and max(data) > 1:
+        raise WireError("bool data must be 0 or 1")
+
+
+def _device_available(text: str) -> bool:
+    torch = _torch()
+    kind = text.split(":")[0]
+    if kind == "cuda":
+        return torch.cuda.is_available()
+    if kind == "mps":
+        return getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
+    return kind == "cpu"
+
+
+def decode(node: Any, buffers: list[bytes], *, from_handle: Callable[[Handle], Any] | None = None, caps: Caps = DEFAULT_CAPS) -> Any:
+    return Decoder(buffers, from_handle, caps=caps).decode(node)
+
+
+def grad_fn_name(tensor: Any) -> str | None:
+    """The grad_fn name a tensor had in the sandbox (rebuilt tensors are leaves), or its own."""
+    if "sandbox_grad_fn" in getattr(tensor, "__dict__", {}):
+        return tensor.__dict__["sandbox_grad_fn"]
+    return None if tensor.grad_fn is None else type(tensor.grad_fn).__name__

@@ -1,0 +1,172 @@
+"""The warm process that forks one sandboxed child per notebook.
+
+It imports torch, NumPy, IPython and the course package once, builds an IPython shell, starts no
+thread, and then only forks. Judges talk to it over SOCK_SEQPACKET control sockets with small JSON
+messages: `fork` (with the child's channel passed as a file descriptor) answers the child's pid;
+`kill` stops a child and everything it started, and removes its private folder (made here, so
+it lives in the zygote's own /tmp). The coordinator's own control socket also hands it
+new judge sockets (`add`). When the coordinator's socket closes, it kills its children and exits.
+
+    python -m autograder.zygote CONTROL_FD THREADS
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+CONTROL_BYTES = 64 * 1024
+
+
+def send_message(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
+    data = json.dumps(message).encode()
+    if fds:
+        socket.send_fds(sock, [data], list(fds))
+    else:
+        sock.send(data)
+
+
+def recv_message(sock: socket.socket, *, max_fds: int = 1) -> tuple[dict | None, list[int]]:
+    """One message and the descriptors sent with it; (None, []) when the peer closed."""
+    data, fds, _, _ = socket.recv_fds(sock, CONTROL_BYTES, max_fds)
+    if not data:
+        for fd in fds:
+            os.close(fd)
+        return None, []
+    try:
+        message = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        message = {}
+    return (message if isinstance(message, dict) else {}), fds
+
+
+def warm_up(threads: int) -> object:
+    """Everything a notebook imports, loaded once; returns the shell children start from."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[name] = str(threads)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ["PYTHONHASHSEED"] = os.environ.get("PYTHONHASHSEED", "0")
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+
+    import course.checks  # noqa: F401
+    import course.device  # noqa: F401
+    import course.probes.core  # noqa: F401
+    import course.quiz  # noqa: F401
+
+    for optional in ("matplotlib.pyplot", "course.data", "course.pictures"):
+        try:
+            __import__(optional)
+        except Exception:
+            pass
+    from autograder import runner
+
+    return runner.make_shell()
+
+
+def run_child(channel_fd: int, request: dict, workdir: Path, shell: object, threads: int) -> None:
+    """In the forked child: confine, then serve the channel. Never returns."""
+    code = 0
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, channel_fd)
+        os.closerange(channel_fd + 1, 65536)
+        from autograder import limits as limits_mod
+        from autograder import runner, sandbox, wire
+
+        limits = limits_mod.from_dict(request.get("limits", {}))
+        channel = wire.Channel(socket.socket(fileno=channel_fd))
+        try:
+            sandbox.confine(workdir=workdir, limits=limits, keep_fds=[channel_fd], allow_weak=bool(request.get("allow_weak")))
+        except Exception as exc:
+            channel.send({"fatal": f"the sandbox could not be set up: {exc}"})
+            raise
+        os.chdir(workdir)
+        import torch
+
+        torch.set_num_threads(threads)
+        sys.path[:0] = [str(workdir)]
+        channel.send({"ready": True})
+        runner.Server(channel, shell, output_chars=limits.output_kb * 1024).serve()
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def main(argv: list[str]) -> int:
+    control_fd, threads = int(argv[0]), int(argv[1])
+    control = socket.socket(fileno=control_fd)
+    shell = warm_up(threads)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    selector = selectors.DefaultSelector()
+    selector.register(control, selectors.EVENT_READ)
+    judges: list[socket.socket] = []
+    children: dict[int, Path] = {}
+    send_message(control, {"ready": True, "pid": os.getpid()})
+    from autograder import sandbox
+
+    while True:
+        for key, _ in selector.select():
+            sock = key.fileobj
+            try:
+                message, fds = recv_message(sock)
+            except OSError:
+                message, fds = None, []
+            if message is None:
+                if sock is control:
+                    for pid, workdir in children.items():
+                        try:
+                            sandbox.kill_tree(pid)
+                        except Exception:
+                            pass
+                        shutil.rmtree(workdir, ignore_errors=True)
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(0)
+                selector.unregister(sock)
+                judges.remove(sock)
+                sock.close()
+                continue
+            op = message.get("op")
+            if op == "add" and sock is control and fds:
+                judge = socket.socket(fileno=fds[0])
+                judges.append(judge)
+                selector.register(judge, selectors.EVENT_READ)
+                send_message(control, {"ok": True})
+            elif op == "fork" and fds:
+                workdir = Path(tempfile.mkdtemp(prefix="notebook-"))
+                pid = os.fork()
+                if pid == 0:
+                    run_child(fds[0], message, workdir, shell, threads)
+                os.close(fds[0])
+                children[pid] = workdir
+                send_message(sock, {"pid": pid})
+            elif op == "kill" and type(message.get("pid")) is int and message["pid"] in children:
+                try:
+                    sandbox.kill_tree(message["pid"])
+                except Exception as exc:
+                    print(f"zygote: {exc}", file=sys.stderr)
+                shutil.rmtree(children.pop(message["pid"]), ignore_errors=True)
+                send_message(sock, {"ok": True})
+            else:
+                for fd in fds:
+                    os.close(fd)
+                send_message(sock, {"error": f"bad request {op!r}"})
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,677 @@
+"""Confinement: from inside a confined worker, each forbidden thing fails and the allowed ones work.
+
+Every forbidden action is tried three ways: fully confined (it must fail), with only one layer left
+on (each layer must stop it on its own), and with those layers switched off (it must succeed, which
+proves the probe can tell). Layers are switched off inside the forked worker only, by replacing the
+sandbox function that applies them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from autograder import sandbox
+from autograder.sandbox import Limits
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only")
+
+CAPS = sandbox.capabilities()
+needs = {
+    "landlock": pytest.mark.skipif(not CAPS["landlock_fs"], reason="no Landlock in this kernel"),
+    "namespaces": pytest.mark.skipif(not CAPS["namespaces"], reason="no user/network/pid namespaces here"),
+    "uid": pytest.mark.skipif(not CAPS["private_uid"], reason="private uids need the grader to run as root"),
+    "scope": pytest.mark.skipif(not CAPS["landlock_signal_scope"], reason="Landlock ABI < 6: no signal scoping"),
+    "tcp": pytest.mark.skipif(not CAPS["landlock_tcp"], reason="Landlock ABI < 4: no TCP rules"),
+}
+LAYERS = ("landlock", "namespaces", "uid", "rlimits", "fds")
+
+
+def _switch_off(layers: frozenset[str]) -> None:
+    """Inside the forked worker: make `confine()` skip the given layers."""
+    def fail(*_a, **_k):
+        raise OSError(errno.EPERM, "switched off by the test")
+
+    if "landlock" in layers:
+        sandbox._landlock = lambda **_k: None
+    if "namespaces" in layers:
+        sandbox._unshare = fail
+    if "uid" in layers:
+        sandbox._privileged = lambda: False
+    if "rlimits" in layers:
+        sandbox._set_limit = lambda *_a: None
+    if "fds" in layers:
+        sandbox._close_fds = lambda keep: None
+
+
+def _read_all(fd: int, deadline: float) -> bytes:
+    data = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return data
+        data += chunk
+    return data
+
+
+def run_confined(tmp_path: Path, probe, *args, limits: Limits = Limits(), off: set[str] = frozenset(), timeout: float = 120):
+    """Fork a stand-in zygote that forks a worker; the worker confines itself and runs `probe(*args)`.
+
+    Returns (the probe's JSON result or None, the zygote's report: whether it survived and how the
+    worker ended). Every process is gone when this returns.
+    """
+    workdir = tmp_path / f"work-{len(list(tmp_path.glob('work-*')))}"
+    workdir.mkdir()
+    result_r, result_w = os.pipe()
+    report_r, report_w = os.pipe()
+    zygote = os.fork()
+    if zygote == 0:
+        try:
+            os.close(result_r)
+            os.close(report_r)
+            worker = os.fork()
+            if worker == 0:
+                try:
+                    _switch_off(frozenset(off))
+                    sandbox.confine(workdir=workdir, limits=limits, keep_fds=[result_w], allow_weak=bool(off))
+                    out = probe(*args)
+                except BaseException as exc:  # noqa: BLE001 - reported to the test
+                    out = {"confine_error": f"{type(exc).__name__}: {exc}"}
+                os.write(result_w, json.dumps(out).encode())
+                os._exit(0)
+            os.close(result_w)
+            _, status = os.waitpid(worker, 0)
+            sandbox.kill_tree(worker)
+            os.write(report_w, json.dumps({"alive": True, "status": status}).encode())
+        finally:
+            os._exit(0)
+    os.close(result_w)
+    os.close(report_w)
+    deadline = time.monotonic() + timeout
+    raw = _read_all(result_r, deadline)
+    report = _read_all(report_r, deadline)
+    os.close(result_r)
+    os.close(report_r)
+    sandbox.kill_tree(zygote)
+    os.waitpid(zygote, 0)
+    return (json.loads(raw) if raw else None), (json.loads(report) if report else {"alive": False})
+
+
+def attempt(action) -> str:
+    """'ok', or the name of the exception the action raised."""
+    try:
+        action()
+    except BaseException as exc:  # noqa: BLE001
+        return type(exc).__name__
+    return "ok"
+
+
+# ---------------------------------------------------------------- files
+
+
+@pytest.fixture
+def course_dir(tmp_path: Path) -> Path:
+    """A fake course folder with the things student code must never read, readable by anyone."""
+    course = tmp_path / "course"
+    (course / "source" / "01_tensors").mkdir(parents=True)
+    (course / "source" / "01_tensors" / "01_tensors.ipynb").write_text('{"solution": 42}')
+    (course / "gradebook.db").write_bytes(b"SQLite format 3\0")
+    (course / "submitted" / "bob").mkdir(parents=True)
+    (course / "submitted" / "bob" / "answer.ipynb").write_text("{}")
+    for path in [tmp_path, *course.rglob("*"), course]:
+        path.chmod(0o777 if path.is_dir() else 0o666)
+    return course
+
+
+def _read_course(course: str) -> dict:
+    return {
+        "source": attempt(lambda: open(f"{course}/source/01_tensors/01_tensors.ipynb").read()),
+        "gradebook": attempt(lambda: open(f"{course}/gradebook.db", "rb").read()),
+        "other": attempt(lambda: open(f"{course}/submitted/bob/answer.ipynb").read()),
+        "listing": attempt(lambda: os.listdir(course)),
+    }
+
+
+@needs["landlock"]
+def test_course_folder_unreadable(tmp_path, course_dir):
+    out, _ = run_confined(tmp_path, _read_course, str(course_dir))
+    assert out == {"source": "PermissionError", "gradebook": "PermissionError", "other": "PermissionError", "listing": "PermissionError"}
+    control, _ = run_confined(tmp_path, _read_course, str(course_dir), off={"landlock"})
+    assert control == {"source": "ok", "gradebook": "ok", "other": "ok", "listing": "ok"}
+
+
+def _write_outside(target: str) -> dict:
+    return {
+        "create": attempt(lambda: open(f"{target}/new.txt", "w").write("x")),
+        "overwrite": attempt(lambda: open(f"{target}/existing.txt", "w").write("x")),
+        "delete": attempt(lambda: os.unlink(f"{target}/existing.txt")),
+        "symlink": attempt(lambda: os.symlink("/etc/passwd", f"{target}/link")),
+        "home": attempt(lambda: open(os.path.expanduser("~") + "/probe.txt", "w").write("x")),
+    }
+
+
+@needs["landlock"]
+def test_writes_only_in_workdir(tmp_path):
+    target = tmp_path / "outside"
+    target.mkdir(mode=0o777)
+    target.chmod(0o777)
+    (target / "existing.txt").write_text("keep")
+    (target / "existing.txt").chmod(0o666)
+    out, _ = run_confined(tmp_path, _write_outside, str(target))
+    assert {k: v for k, v in out.items() if k != "home"} == {"create": "PermissionError", "overwrite": "PermissionError", "delete": "PermissionError", "symlink": "PermissionError"}
+    assert out["home"] == "ok"  # HOME is the private folder
+    assert sorted(p.name for p in target.iterdir()) == ["existing.txt"] and (target / "existing.txt").read_text() == "keep"
+    control, _ = run_confined(tmp_path, _write_outside, str(target), off={"landlock", "uid"})
+    assert control["create"] == "ok" and control["overwrite"] == "ok", control
+
+
+@needs["landlock"]
+def test_open_by_handle_cannot_bypass_paths(tmp_path, course_dir):
+    """The root worker keeps CAP_DAC_READ_SEARCH when Python lives under /root; file handles still obey Landlock."""
+    def probe(path: str) -> str:
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        class Handle(ctypes.Structure):
+            _fields_ = [("handle_bytes", ctypes.c_uint), ("handle_type", ctypes.c_int), ("f_handle", ctypes.c_ubyte * 128)]
+
+        handle, mount_id = Handle(128, 0), ctypes.c_int()
+        if libc.name_to_handle_at(-100, path.encode(), ctypes.byref(handle), ctypes.byref(mount_id), 0) != 0:
+            return "no handle"
+        fd = libc.open_by_handle_at(os.open(".", os.O_RDONLY), ctypes.byref(handle), os.O_RDONLY)
+        if fd < 0:
+            return os.strerror(ctypes.get_errno())
+        return os.read(fd, 100).decode()
+
+    out, _ = run_confined(tmp_path, probe, str(course_dir / "gradebook.db"))
+    assert out in ("Permission denied", "Operation not permitted", "no handle")
+
+
+# ---------------------------------------------------------------- allowed work
+
+
+def _honest_work() -> dict:
+    import torch.distributions  # noqa: F401 - a submodule the zygote may not have imported yet
+    from course import checks
+
+    Path("data.txt").write_text("hello")
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", delete=False) as handle:
+        handle.write("x")
+    t = torch.arange(6.0).reshape(2, 3)
+    return {
+        "torch": float((t @ t.T).sum()),
+        "numpy": float(np.linspace(0, 1, 5).sum()),
+        "checks": checks.__name__,
+        "read_back": Path("data.txt").read_text(),
+        "tempfile_in_workdir": os.path.dirname(handle.name) == os.getcwd(),
+        "home": os.environ["HOME"] == os.getcwd(),
+        "autograd": float(torch.ones(3, requires_grad=True).pow(2).sum().backward() or 0.0),
+    }
+
+
+def test_honest_work_runs(tmp_path):
+    out, report = run_confined(tmp_path, _honest_work)
+    assert out == {"torch": 83.0, "numpy": 2.5, "checks": "course.checks", "read_back": "hello",
+                   "tempfile_in_workdir": True, "home": True, "autograd": 0.0}
+    assert report["alive"] and os.waitstatus_to_exitcode(report["status"]) == 0
+
+
+# ---------------------------------------------------------------- network
+
+
+@pytest.fixture
+def listener():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    yield server.getsockname()[1]
+    server.close()
+
+
+def _connect(port: int) -> dict:
+    def udp():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.sendto(b"x", ("10.255.255.1", 9))
+
+    return {"tcp": attempt(lambda: socket.create_connection(("127.0.0.1", port), timeout=5).close()), "udp": attempt(udp)}
+
+
+@needs["namespaces"]
+@needs["tcp"]
+@pytest.mark.parametrize("off, blocked", [
+    (set(), {"tcp", "udp"}),
+    ({"namespaces"}, {"tcp"}),  # Landlock alone stops TCP
+    ({"landlock"}, {"tcp", "udp"}),  # the empty network namespace alone stops everything
+])
+def test_no_network(tmp_path, listener, off, blocked):
+    out, _ = run_confined(tmp_path, _connect, listener, off=off)
+    assert {k for k, v in out.items() if v != "ok"} == blocked
+
+
+@needs["namespaces"]
+def test_network_control_connects(tmp_path, listener):
+    out, _ = run_confined(tmp_path, _connect, listener, off={"namespaces", "landlock"})
+    assert out["tcp"] == "ok"
+
+
+# ---------------------------------------------------------------- signals
+
+
+def _kill_parent(decoy: int) -> dict:
+    return {
+        "parent": attempt(lambda: os.kill(os.getppid(), signal.SIGKILL)),
+        "decoy": attempt(lambda: os.kill(decoy, signal.SIGKILL)),
+    }
+
+
+@pytest.fixture
+def decoy():
+    """A process of the grader's that student code tries to kill."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+@pytest.mark.parametrize("off", [
+    pytest.param(set(), id="all-layers"),
+    pytest.param({"namespaces", "uid"}, id="landlock-scope-only", marks=needs["scope"]),
+    pytest.param({"landlock", "uid"}, id="pid-namespace-only", marks=needs["namespaces"]),
+    pytest.param({"landlock", "namespaces"}, id="private-uid-only", marks=needs["uid"]),
+])
+def test_cannot_signal_the_grader(tmp_path, decoy, off):
+    out, report = run_confined(tmp_path, _kill_parent, decoy.pid, off=off)
+    assert report["alive"], "the worker killed its zygote"
+    assert decoy.poll() is None, "the worker killed a grader process"
+    if out is not None:  # without Landlock the worker may take its own supervisor down, and itself with it
+        assert out["decoy"] in ("PermissionError", "ProcessLookupError")
+
+
+def test_signal_control_kills(tmp_path, decoy):
+    run_confined(tmp_path, _kill_parent, decoy.pid, off={"landlock", "namespaces", "uid"})
+    assert decoy.wait(timeout=30) == -signal.SIGKILL
+
+
+# ---------------------------------------------------------------- limits
+
+
+def _fork_storm(count: int) -> dict:
+    started = 0
+    for _ in range(count):
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            return {"started": started, "error": errno.errorcode[exc.errno]}
+        if pid == 0:
+            time.sleep(120)
+            os._exit(0)
+        started += 1
+    return {"started": started, "error": None}
+
+
+@pytest.mark.parametrize("off", [
+    pytest.param(set(), id="all-layers"),
+    pytest.param({"namespaces"}, id="private-uid-only", marks=needs["uid"]),
+    pytest.param({"uid"}, id="user-namespace-only", marks=pytest.mark.skipif(os.geteuid() == 0, reason="RLIMIT_NPROC never applies to uid 0")),
+])
+def test_process_storm_capped(tmp_path, off):
+    out, _ = run_confined(tmp_path, _fork_storm, 60, limits=Limits(max_processes=12), off=off)
+    assert out["error"] == "EAGAIN" and out["started"] < 12
+    assert not _leftovers(tmp_path), "processes survived the worker"
+
+
+def test_process_storm_control(tmp_path):
+    out, _ = run_confined(tmp_path, _fork_storm, 60, limits=Limits(max_processes=12), off={"rlimits"})
+    assert out == {"started": 60, "error": None}
+    assert not _leftovers(tmp_path)
+
+
+def _leftovers(root: Path) -> list[int]:
+    """Live processes working inside `root` (a sandbox's cwd is its private folder)."""
+    found = []
+    for pid, (_, _, _, state) in sandbox._processes().items():
+        try:
+            cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+        except OSError:
+            continue
+        if cwd.is_relative_to(root) and state not in ("Z", "X"):
+            found.append(pid)
+    return found
+
+
+def _grow_memory(mb: int) -> str:
+    return attempt(lambda: torch.empty(mb * 1024 * 1024, dtype=torch.uint8).fill_(1))
+
+
+def test_memory_capped(tmp_path):
+    assert run_confined(tmp_path, _grow_memory, 768, limits=Limits(memory_mb=256))[0] == "RuntimeError"
+    assert run_confined(tmp_path, _grow_memory, 768, limits=Limits(memory_mb=256), off={"rlimits"})[0] == "ok"
+
+
+def _big_file(mb: int) -> dict:
+    def write():
+        with open("big.bin", "wb") as handle:
+            handle.write(b"\0" * (mb * 1024 * 1024))
+
+    return {"write": attempt(write), "size": os.path.getsize("big.bin") if os.path.exists("big.bin") else 0}
+
+
+def test_file_size_capped(tmp_path):
+    out, report = run_confined(tmp_path, _big_file, 3, limits=Limits(max_file_mb=1))
+    assert out == {"write": "OSError", "size": 1024 * 1024}
+    assert report["alive"] and os.waitstatus_to_exitcode(report["status"]) == 0  # EFBIG, not SIGXFSZ
+    control, _ = run_confined(tmp_path, _big_file, 3, limits=Limits(max_file_mb=1), off={"rlimits"})
+    assert control == {"write": "ok", "size": 3 * 1024 * 1024}
+
+
+def _burn_cpu(seconds: float) -> str:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return "finished"
+
+
+def test_cpu_time_capped(tmp_path):
+    out, report = run_confined(tmp_path, _burn_cpu, 4.0, limits=Limits(notebook_timeout=1))
+    assert out is None and os.WIFSIGNALED(report["status"]) and os.WTERMSIG(report["status"]) == signal.SIGKILL
+    control, _ = run_confined(tmp_path, _burn_cpu, 4.0, limits=Limits(notebook_timeout=1), off={"rlimits"})
+    assert control == "finished"
+
+
+def _inherited(fd: int) -> str:
+    return attempt(lambda: os.fstat(fd))
+
+
+def test_inherited_descriptors_closed(tmp_path):
+    secret = open(tmp_path / "secret.txt", "w")  # an fd the grader happened to have open at fork
+    try:
+        assert run_confined(tmp_path, _inherited, secret.fileno())[0] == "OSError"
+        assert run_confined(tmp_path, _inherited, secret.fileno(), off={"fds"})[0] == "ok"
+    finally:
+        secret.close()
+
+
+def _exit_code(code: int) -> None:
+    os._exit(code)
+
+
+def test_worker_exit_status_reaches_zygote(tmp_path):
+    _, report = run_confined(tmp_path, _exit_code, 7)
+    assert report["alive"] and os.waitstatus_to_exitcode(report["status"]) == 7
+
+
+# ---------------------------------------------------------------- killing
+
+
+def _daemonise(pid_file: str) -> str:
+    """Double fork with a new session: the classic way out of a process group."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            fd = os.open(pid_file, os.O_WRONLY | os.O_CREAT)
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            time.sleep(300)
+        os._exit(0)
+    time.sleep(300)
+    return "not killed"
+
+
+def _kill_tree_case(tmp_path: Path, off: set[str]) -> tuple[int, int | None]:
+    """Start a worker that daemonises a grandchild; kill_tree the worker; return (worker, grandchild's pid file)."""
+    workdir = tmp_path / "kt"
+    workdir.mkdir()
+    workdir.chmod(0o777)
+    ready_r, ready_w = os.pipe()
+    worker = os.fork()
+    if worker == 0:
+        try:
+            _switch_off(frozenset(off))
+            sandbox.confine(workdir=workdir, limits=Limits(), keep_fds=[ready_w], allow_weak=bool(off))
+            os.write(ready_w, b"1")
+            _daemonise(str(workdir / "daemon.pid"))
+        finally:
+            os._exit(0)
+    os.close(ready_w)
+    select.select([ready_r], [], [], 60)
+    os.close(ready_r)
+    pid_file = workdir / "daemon.pid"
+    for _ in range(3000):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.01)
+    return worker, pid_file
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@needs["namespaces"]
+def test_kill_tree_leaves_nothing(tmp_path):
+    worker, pid_file = _kill_tree_case(tmp_path, set())
+    sandbox.kill_tree(worker)
+    os.waitpid(worker, 0)
+    assert pid_file.read_text(), "the daemon never started"
+    assert not _leftovers(tmp_path)
+
+
+def test_kill_tree_control_misses_daemon(tmp_path):
+    """Without the pid namespace and the private uid, a double-forked daemon escapes the kill."""
+    worker, pid_file = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
+    sandbox.kill_tree(worker)
+    os.waitpid(worker, 0)
+    daemon = int(pid_file.read_text())
+    try:
+        assert _alive(daemon)
+    finally:
+        os.kill(daemon, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------- refusing to run weak
+
+
+def test_confine_refuses_when_a_layer_fails(tmp_path):
+    def no_landlock(**_k):
+        raise OSError(errno.ENOSYS, "Landlock is not available")
+
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(workdir)
+        try:
+            sandbox._landlock = no_landlock
+            sandbox.confine(workdir=workdir, limits=Limits(), keep_fds=[w])
+            os.write(w, b"student code ran")
+        except sandbox.SandboxError as exc:
+            os.write(w, f"refused: {exc}".encode())
+        os._exit(0)
+    os.close(w)
+    text = _read_all(r, time.monotonic() + 60).decode()
+    os.waitpid(pid, 0)
+    sandbox.kill_tree(pid)
+    assert text.startswith("refused: Landlock")
+
+
+def test_require_refuses_missing_mechanisms(monkeypatch, capsys):
+    weak = dict(CAPS, landlock_abi=0, landlock_fs=False, landlock_tcp=False, landlock_signal_scope=False)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: weak)
+    with pytest.raises(sandbox.SandboxUnavailable, match="Landlock"):
+        sandbox.require(allow_weak=False)
+    with pytest.warns(RuntimeWarning, match="WEAK SANDBOX"):
+        assert sandbox.require(allow_weak=True) is weak
+    assert "WEAK SANDBOX" in capsys.readouterr().err
+    assert "MISSING" in sandbox.describe_capabilities(weak)
+
+
+def test_require_accepts_this_machine_when_complete():
+    if sandbox.missing_mechanisms():
+        pytest.skip("this machine lacks: " + "; ".join(sandbox.missing_mechanisms()))
+    assert sandbox.require(allow_weak=False)["landlock_fs"]
+    assert "All confinement layers are active." in sandbox.describe_capabilities()
+
+
+def test_missing_mechanisms_names_each_gap():
+    full = {"landlock_fs": True, "landlock_tcp": True, "landlock_signal_scope": True, "namespaces": True,
+            "private_uid": False, "process_limit": True, "rlimits": True}
+    assert sandbox.missing_mechanisms(full) == []
+    assert any("signal" in m for m in sandbox.missing_mechanisms(dict(full, landlock_signal_scope=False)))
+    assert any("fork bomb" in m for m in sandbox.missing_mechanisms(dict(full, process_limit=False)))
+    assert any("network" in m for m in sandbox.missing_mechanisms(dict(full, namespaces=False, landlock_tcp=False)))
+
+
+# ---------------------------------------------------------------- the zygote wrapper
+
+
+ZYGOTE_PROBE = """
+import json, os, socket, sys
+import torch, course.checks
+out = {"torch": float(torch.ones(2).sum())}
+for name, path in [("course", sys.argv[1]), ("home", sys.argv[2])]:
+    try:
+        out[name] = sorted(os.listdir(path))
+    except OSError as exc:
+        out[name] = type(exc).__name__
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[3])), timeout=5).close()
+    out["net"] = "ok"
+except OSError as exc:
+    out["net"] = type(exc).__name__
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not CAPS["bwrap"], reason="bubblewrap is not installed or cannot create namespaces")
+def test_wrapped_zygote_sees_no_course_home_or_network(tmp_path, course_dir, listener):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".ssh").mkdir()
+    argv = [sys.executable, "-c", ZYGOTE_PROBE, str(course_dir), str(home), str(listener)]
+    wrapped = sandbox.wrap_zygote(argv, course_dir=course_dir)
+    out = json.loads(subprocess.run(wrapped, capture_output=True, text=True, check=True, cwd="/").stdout)
+    assert out["torch"] == 2.0
+    assert out["course"] == "FileNotFoundError" and out["home"] == "FileNotFoundError"
+    assert out["net"] != "ok"
+    control = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True, cwd="/").stdout)
+    assert control["course"] == ["gradebook.db", "source", "submitted"] and control["net"] == "ok"
+
+
+@pytest.mark.skipif(not CAPS["bwrap"], reason="bubblewrap is not installed")
+def test_wrapped_zygote_can_confine_workers(tmp_path):
+    """Inside bubblewrap the zygote still gives each worker its namespaces, uid and Landlock domain."""
+    script = (
+        "import os, sys; from pathlib import Path; from autograder import sandbox\n"
+        "print(sandbox.missing_mechanisms())\n"
+        "w = Path('/tmp/w'); w.mkdir()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    sandbox.confine(workdir=w, limits=sandbox.Limits(), keep_fds=[])\n"
+        "    open('ok', 'w').write('1'); os._exit(0)\n"
+        "_, status = os.waitpid(pid, 0); sandbox.kill_tree(pid)\n"
+        "print(os.waitstatus_to_exitcode(status), (w / 'ok').exists())\n"
+    )
+    wrapped = sandbox.wrap_zygote([sys.executable, "-c", script], course_dir=tmp_path)
+    proc = subprocess.run(wrapped, capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == ["[]", "0 True"]
+
+
+# ---------------------------------------------------------------- an unprivileged grader
+
+
+UNPRIVILEGED = """
+import json, os, socket, sys, time
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from autograder import sandbox
+work = Path(sys.argv[2])
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    sandbox.confine(workdir=work, limits=sandbox.Limits(max_processes=8), keep_fds=[w])
+    out = {}
+    try:
+        open(sys.argv[3]).read(); out["secret"] = "ok"
+    except OSError as exc:
+        out["secret"] = type(exc).__name__
+    try:
+        os.kill(int(sys.argv[4]), 9); out["kill"] = "ok"
+    except OSError as exc:
+        out["kill"] = type(exc).__name__
+    n = 0
+    try:
+        for _ in range(40):
+            if os.fork() == 0:
+                time.sleep(60); os._exit(0)
+            n += 1
+    except OSError:
+        pass
+    out["forks"] = n
+    os.write(w, json.dumps(out).encode()); os._exit(0)
+os.close(w)
+data = b""
+while chunk := os.read(r, 4096):
+    data += chunk
+os.waitpid(pid, 0)
+sandbox.kill_tree(pid)
+print(data.decode())
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv") or not Path("/usr/bin/python3").exists(),
+                    reason="needs root to start an unprivileged user, and a system python3")
+def test_unprivileged_grader_path(decoy):
+    """The path real instructors take: no root, a user namespace per worker (system Python, stdlib only)."""
+    tmp_path = Path(tempfile.mkdtemp(prefix="sandbox-unprivileged-"))
+    try:
+        _unprivileged(tmp_path, decoy)
+    finally:
+        shutil.rmtree(tmp_path)
+
+
+def _unprivileged(tmp_path: Path, decoy) -> None:
+    pkg = tmp_path / "pkg" / "autograder"
+    pkg.mkdir(parents=True)
+    shutil.copy(sandbox.__file__, pkg / "sandbox.py")
+    (pkg / "__init__.py").write_text("")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s")
+    work = tmp_path / "work"
+    work.mkdir()
+    for path in [tmp_path, *tmp_path.rglob("*")]:
+        path.chmod(0o777 if path.is_dir() else 0o666)
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", UNPRIVILEGED,
+                           str(tmp_path / "pkg"), str(work), str(secret), str(decoy.pid)],
+                          capture_output=True, text=True, cwd="/", timeout=120)
+    if "namespaces" in proc.stderr and "Operation not permitted" in proc.stderr:
+        pytest.skip("unprivileged user namespaces are disabled here")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["secret"] == "PermissionError"
+    assert out["kill"] in ("PermissionError", "ProcessLookupError") and decoy.poll() is None
+    assert out["forks"] < 8
