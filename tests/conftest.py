@@ -39,3 +39,31 @@ def course_copy(tmp_path: Path) -> Path:
 
 def pytest_addoption(parser):
     parser.addoption("--regenerate", action="store_true", help="rewrite golden files (source/ notebooks) instead of comparing")
+
+
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian Chromium for every browser test (Playwright's sync API allows one loop)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # depends on the machine
+        pytest.skip(f"Playwright cannot be imported ({exc}); install the pinned requirements to run browser tests")
+    if not CHROMIUM.is_file():
+        pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium, or set CHROMIUM=/path)")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

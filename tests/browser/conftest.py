@@ -2,7 +2,8 @@
 
 JupyterLab runs with the student configuration (student/jupyter) over a temporary copy of release/,
 with its own runtime, data and settings folders so nothing of the machine's own Jupyter set-up
-leaks in. Chromium is Debian's (never a downloaded one).
+leaks in. Chromium is Debian's (never a downloaded one); the `browser` fixture is shared with the other
+tests from tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -24,19 +25,6 @@ import pytest
 from student_view import RELEASE, ROOT, released_lessons
 
 STUDENT_CONFIG = ROOT / "student" / "jupyter"
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -121,25 +109,6 @@ class Lab:
                 self.process.kill()
                 self.process.wait(timeout=10)
         self._log_file.close()
-
-
-def _playwright():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:  # pragma: no cover - depends on the machine
-        pytest.skip(f"Playwright cannot be imported ({exc}); install the pinned requirements to run browser tests")
-    if not CHROMIUM.is_file():
-        pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium, or set CHROMIUM=/path)")
-    return sync_playwright
-
-
-@pytest.fixture(scope="session")
-def browser():
-    sync_playwright = _playwright()
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _serve(tmp_path_factory, *, student: bool):
