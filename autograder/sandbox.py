@@ -195,7 +195,7 @@ def _landlock(*, read: list[Path], read_write: list[Path], abi: int) -> None:
 
 
 # Files under /etc that Python, glibc and the libraries need; the rest of /etc stays unreadable.
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group", "nsswitch.conf", "mime.types", "os-release", "host.conf", "hosts")
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group", "nsswitch.conf", "mime.types", "os-release", "host.conf", "hosts", "fonts")
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/opt/conda", "/dev/urandom", "/dev/random", "/dev/zero",
                "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/sys/vm/overcommit_memory", "/sys/devices/system/cpu")
 TRUSTED_PACKAGES = ("course", "autograder")
