@@ -27,24 +27,26 @@ class Leak:
         return f"{self.path}: {self.where}: {self.text!r}"
 
 
-def secret_lines(source_nb: nbformat.NotebookNode) -> set[str]:
+HIDDEN_TESTS = (REGIONS[1],)
+
+
+def secret_lines(source_nb: nbformat.NotebookNode, *, regions: tuple[tuple[str, str], ...] = REGIONS) -> set[str]:
+    """Meaningful lines found only inside `regions` (solutions and hidden tests by default)."""
+    wanted = {end for _, end in regions}
     inside: set[str] = set()
     outside: set[str] = set()
     for cell in source_nb.cells:
-        region = None
+        end = None  # the end marker of the region the line is in
         for raw in cell.source.splitlines():
             line = raw.strip()
-            opened = next((end for begin, end in REGIONS if line.startswith(begin)), None)
-            if opened:
-                region = opened
-                continue
-            if region and line.startswith(region):
-                region = None
-                continue
-            if region:
+            if end is None:
+                end = next((e for b, e in REGIONS if line.startswith(b)), None)
+                if end is None:
+                    outside.add(line)
+            elif line.startswith(end):
+                end = None
+            elif end in wanted:
                 inside.add(line)
-            else:
-                outside.add(line)
     return {line for line in inside - outside if _meaningful(line)}
 
 

@@ -72,3 +72,32 @@ def test_stock_nbgrader_agrees(demo_dir, tmp_path):
         assert engine[(LESSON, student)] == stock[(LESSON, student)], student
     assert sum(stock.get((LESSON, "dana"), {}).values()) == 0, "stock nbgrader loses the whole crashed submission"
     shutil.rmtree(course, ignore_errors=True)
+
+
+def test_feedback_shows_verdicts_and_messages_never_hidden_source(demo_dir):
+    """A student with a wrong answer reads the check's plain-words message, and no hidden test line."""
+    import html
+
+    import nbformat
+
+    from autograder import corpus, leaks
+
+    wrong = next(s for s in corpus.students(ROOT, LESSON) if s.name == "wrong-0")
+    target = demo_dir / "submitted" / "fay" / LESSON / f"{LESSON}.ipynb"
+    target.parent.mkdir(parents=True)
+    nbformat.write(wrong.notebook, target)
+    assert commands.grade(demo_dir, assignments=[LESSON], student="fay", progress=False) == {("fay", LESSON): "ok"}
+    commands.feedback(demo_dir, assignments=[LESSON], student="fay")
+    page = html.unescape((demo_dir / "feedback" / "fay" / LESSON / f"{LESSON}.html").read_text(encoding="utf-8"))
+    assert "Expected" in page and "but found" in page, "a failing check's message reaches the student"
+    assert "is right." in page or "is not right." in page, "quiz verdicts come with their explanation"
+    hidden_only = leaks.secret_lines(
+        nbformat.read(demo_dir / "source" / LESSON / f"{LESSON}.ipynb", as_version=4), regions=leaks.HIDDEN_TESTS
+    )
+    assert hidden_only
+    shown = [s for s in hidden_only if s in page]
+    assert not shown, f"hidden test source in the feedback: {shown[:3]}"
+    for path in (demo_dir / "autograded" / "fay").rglob("*.ipynb"):
+        text = path.read_text(encoding="utf-8")
+        assert "BEGIN HIDDEN TESTS" not in text
+        assert not [s for s in hidden_only if s in text]
