@@ -171,8 +171,7 @@ You need Python 3.10 or newer. In a terminal, inside this folder:
 ```bash
 python -m venv .venv
 source .venv/bin/activate            # Windows: .venv\\Scripts\\activate
-pip install -r requirements.txt      # CPU only and a smaller download on Linux: add
-                                     #   --extra-index-url https://download.pytorch.org/whl/cpu
+pip install -r requirements.txt      # on Linux without a GPU, PyTorch's CPU-only index is a smaller download
 pip install ./{PACKAGE_DIR}
 jupyter lab notebooks
 ```
