@@ -1,15 +1,13 @@
-"""Device helpers: one line at the top of a lesson picks the device, and tests know where to run."""
+"""Device helpers: the first cell of a lesson describes its device, and hidden tests know where to run.
+
+Lessons pick their device with the idiom they teach, `torch.device("cuda" if
+torch.cuda.is_available() else "cpu")`, in their own first cell: the package itself never picks a
+device for the student, since that is a graded item (`pick_device`).
+"""
 
 from __future__ import annotations
 
 import torch
-
-
-def default_device() -> torch.device:
-    """The device a lesson runs on: the first GPU when CUDA is there, else the CPU."""
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    return torch.device("cpu")
 
 
 def cuda_available() -> bool:
@@ -26,12 +24,14 @@ def test_devices(*, meta: bool = False) -> list[str]:
     return devices
 
 
-def describe_setup() -> str:
-    """One paragraph for the first cell of every lesson: which device and how to check it."""
-    device = default_device()
-    lines = [f"PyTorch {torch.__version__}; this lesson will use device '{device}'."]
-    if device.type == "cuda":
-        lines.append(f"GPU: {torch.cuda.get_device_name(0)} (torch.cuda.device_count() = {torch.cuda.device_count()}).")
+def describe_setup(device: torch.device) -> str:
+    """One paragraph for the first cell of every lesson: the PyTorch version, the device and what it means."""
+    where = torch.device(device)
+    lines = [f"PyTorch {torch.__version__}; this lesson will use device '{where}'."]
+    if where.type == "cuda":
+        lines.append(f"GPU: {torch.cuda.get_device_name(where)} (torch.cuda.device_count() = {torch.cuda.device_count()}).")
+    elif torch.cuda.is_available():
+        lines.append("A CUDA GPU is visible, but this lesson was told to run on the CPU.")
     else:
         lines.append(
             "No CUDA GPU is visible (torch.cuda.is_available() is False), so everything runs on the CPU. "

@@ -21,12 +21,12 @@
 import numpy as np
 import torch
 
-from course.device import default_device, describe_setup
+from course.device import describe_setup
 from course.pictures.tensors import batch_layout, rank_ladder
 
 torch.manual_seed(0)
-device = default_device()
-print(describe_setup())
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(describe_setup(device))
 
 # %% [markdown]
 # ## What a tensor is

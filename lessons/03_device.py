@@ -25,11 +25,11 @@ import time
 import torch
 from torch import nn
 
-from course.device import default_device, describe_setup
+from course.device import describe_setup
 from course.pictures.device import memory_and_bus
 
-device = default_device()
-print(describe_setup())
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(describe_setup(device))
 
 # %% [markdown]
 # ## Where a tensor lives: the CPU by default
@@ -102,7 +102,7 @@ check_key(answer_default_device, "A", name="answer_default_device",
 #
 # Decide once, store it in one variable, and pass that variable everywhere. The same script then
 # runs on a laptop (everything on the CPU) and on a GPU server (everything on the GPU), with no edits.
-# The first cell of this notebook did exactly that through `default_device()`.
+# The first cell of this notebook does exactly that.
 
 # %%
 print(device, "| type:", device.type, "| index:", device.index)

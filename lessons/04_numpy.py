@@ -19,11 +19,11 @@
 import numpy as np
 import torch
 
-from course.device import default_device, describe_setup
+from course.device import describe_setup
 from course.pictures.numpy_interop import shared_and_copied
 
-device = default_device()
-print(describe_setup())
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(describe_setup(device))
 
 # %% [markdown]
 # ## Arrays and tensors side by side

@@ -19,11 +19,11 @@
 # %%
 import torch
 
-from course.device import describe_setup, default_device
+from course.device import describe_setup
 from course.pictures.shapes import broadcast_alignment, memory_order
 
-device = default_device()
-print(describe_setup())
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(describe_setup(device))
 
 # %% [markdown]
 # ## What the dimensions mean

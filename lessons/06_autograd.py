@@ -18,11 +18,11 @@
 import torch
 from torch import nn
 
-from course.device import default_device, describe_setup
+from course.device import describe_setup
 from course.pictures.autograd import draw_graph, draw_tangent
 
-device = default_device()
-print(describe_setup())
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(describe_setup(device))
 
 # %% [markdown]
 # ## Tensors that require grad

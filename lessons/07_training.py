@@ -18,11 +18,11 @@ import torch
 from torch import nn
 
 from course.data import CLASS_NAMES, make_images, train_test_images
-from course.device import default_device, describe_setup
+from course.device import describe_setup
 from course.pictures.training import plot_loss_curve, show_images, training_step_diagram
 
-device = default_device()
-print(describe_setup())
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(describe_setup(device))
 
 # %% [markdown]
 # ## A training step with a bug in it
@@ -476,8 +476,7 @@ check_true(classifier_report["inputs_unchanged"],
 # Nothing moves to a GPU by itself: a new model and a new tensor live on the CPU even when a GPU is
 # there. The loop above runs anywhere because of three habits:
 #
-# 1. `device = default_device()` once, at the top (it is
-#    `torch.device("cuda" if torch.cuda.is_available() else "cpu")`);
+# 1. `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")` once, at the top;
 # 2. `model.to(device)` once, before the optimizer is made; for a module, `.to` moves its own
 #    parameters and returns the same module (a tensor's `.to` leaves the tensor where it was and
 #    returns a moved copy, hence `x = x.to(device)`);

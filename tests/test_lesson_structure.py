@@ -21,7 +21,7 @@ def test_lesson_bones(lesson):
     first_md = "\n".join(cells[0].lines)
     assert cells[0].kind == "markdown" and re.search(r"objectives|you will", first_md, re.IGNORECASE), "objectives up front"
     first_code = next(c for c in cells if c.kind == "code")
-    assert "describe_setup()" in "\n".join(first_code.lines), "the first code cell says which device the lesson uses"
+    assert "describe_setup(device)" in "\n".join(first_code.lines), "the first code cell says which device the lesson uses"
     headings = [line for c in cells if c.kind == "markdown" for line in c.lines if line.startswith("#")]
     assert any("Common mistakes" in h for h in headings)
     assert any("Recap" in h for h in headings)

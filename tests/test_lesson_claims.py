@@ -1,0 +1,38 @@
+"""Every claim a lesson makes about PyTorch or NumPy, run against the installed versions.
+
+The claims themselves live in `tests/claims/lesson_<id>.py`; each names its lesson and quotes the
+sentence it checks (see `tests/claims/__init__.py`).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.claims import Claim, ClaimFailed, load_all, run_claim
+from tests.conftest import lessons
+
+CLAIMS = load_all()
+
+
+@pytest.mark.parametrize("item", CLAIMS, ids=[c.id for c in CLAIMS])
+def test_claim(item):
+    run_claim(item)
+
+
+def test_claims_name_real_lessons():
+    known = set(lessons())
+    assert {c.lesson for c in CLAIMS} <= known
+
+
+def test_a_false_claim_fails():
+    """The machinery can fail: a true sentence with a wrong check, and a check of a sentence no lesson makes."""
+    sentence = next(c.sentence for c in CLAIMS if c.lesson == "02_dtype")
+
+    def wrong() -> None:
+        assert torch.tensor([1, 2, 3]).dtype == torch.float32, "torch.tensor([1, 2, 3]) is not float32"
+
+    with pytest.raises(ClaimFailed, match="not true"):
+        run_claim(Claim("02_dtype", sentence, wrong))
+    with pytest.raises(ClaimFailed, match="no longer says"):
+        run_claim(Claim("02_dtype", "NumPy arrays live on the GPU by default.", lambda: None))
