@@ -481,9 +481,32 @@ def test_kill_tree_leaves_nothing(tmp_path):
     assert not _leftovers(tmp_path)
 
 
+def _ppid(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _wait_reparented(daemon: int, worker: int, timeout: float = 30.0) -> None:
+    """Wait until the daemon's middle parent has exited, so nothing links the daemon to the worker's tree.
+
+    The pid file is written as soon as the daemon starts, which can be before its middle parent
+    exits; until then the daemon is still the worker's grandchild and any kill of the tree finds it.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        parent = _ppid(daemon)
+        if parent is None or parent == worker or _ppid(parent) != worker:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"daemon {daemon} was not reparented within {timeout} s")
+
+
 def test_kill_tree_control_misses_daemon(tmp_path):
     """Without the pid namespace and the private uid, a double-forked daemon escapes the kill."""
     worker, pid_file = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
+    _wait_reparented(int(pid_file.read_text()), worker)
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
     daemon = int(pid_file.read_text())
