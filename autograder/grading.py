@@ -10,6 +10,7 @@ successful cells without it, and grading goes on.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import time
 from pathlib import Path
@@ -17,13 +18,19 @@ from typing import Any
 
 import nbformat
 
-from autograder import judge, limits as limits_mod, repair, wire, zygote
+from autograder import guard, judge, limits as limits_mod, repair, slicing, wire, zygote
 
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
 
 
 class Session:
-    """One notebook's child, and the replay that rebuilds it after a crash or a timeout."""
+    """One notebook's child, the replay that rebuilds it after a crash or a timeout, and its probe children.
+
+    Every child gets a fresh key as its first message, before any student code runs: its guard seals
+    tamper reports and probe evidence with it. A probe runs in a child of its own, forked for the item
+    under test and holding only the code that item needs (`slicing.needed_code`), never in the child
+    that ran the whole notebook.
+    """
 
     def __init__(self, control: socket.socket, files: list[tuple[str, bytes]], limits: Any, deadline: float, *, allow_weak: bool = False):
         self.control = control
@@ -39,6 +46,9 @@ class Session:
         self.fork_s = 0.0
         self.test_deadline = deadline
         self.busy = 0.0  # seconds the children reported running student cells (replays included)
+        self.events: list[str] = []  # tamper reports that came while nothing was being attributed
+        self.probes: dict[str, Session] = {}
+        self.full_history = False  # a probe child: whether it holds the whole notebook, not just a slice
 
     def _fork(self) -> None:
         started = time.perf_counter()
@@ -61,16 +71,24 @@ class Session:
         if hello.get("ready") is not True:
             self.kill()
             raise RuntimeError(str(hello.get("fatal", "the sandboxed process did not start"))[:500])
+        key = os.urandom(32)
+        self.conn = judge.Connection(self.channel, on_death=self.kill, deadline=lambda: self.test_deadline, key=key)
+        self.channel.send({"op": "arm", "key": key.hex()})
+        reply, _, _ = self.conn.recv(time.monotonic() + 60)
+        if "value" not in reply:
+            self.kill()
+            raise RuntimeError("the sandbox's guard could not be armed")
         if self.files:
             self.channel.send({"op": "files", "names": [name for name, _ in self.files]}, [data for _, data in self.files])
-            reply, _ = self.channel.recv(deadline=time.monotonic() + 60)
+            reply, _, _ = self.conn.recv(time.monotonic() + 60)
             if "value" not in reply:
                 raise RuntimeError("the notebook's files could not be put in its folder")
         self.fork_s += time.perf_counter() - started
-        self.conn = judge.Connection(self.channel, on_death=self.kill, deadline=lambda: self.test_deadline)
 
     def kill(self) -> None:
         self._fold_busy()
+        if self.conn is not None:
+            self.events += self.conn.take_events()
         if self.pid is not None:
             zygote.send_message(self.control, {"op": "kill", "pid": self.pid})
             zygote.recv_message(self.control)
@@ -80,12 +98,23 @@ class Session:
             self.channel = None
 
     def close(self) -> None:
-        if self.channel is not None and self.pid is not None:
+        """Ask the child to exit and read what it sends until it has: any probe report left over is tampering."""
+        if self.channel is not None and self.pid is not None and self.conn is not None and self.conn.dead is None:
             try:
                 self.channel.send({"op": "exit"})
-            except wire.ChannelClosed:
+                deadline = time.monotonic() + 5
+                while True:
+                    _, _, sealed = self.conn.recv(deadline)
+                    if sealed:
+                        self.conn.events.append("the notebook's process sent a probe report nobody asked for")
+            except (wire.ChannelClosed, wire.Timeout, wire.WireError):
                 pass
         self.kill()
+
+    def take_events(self) -> list[str]:
+        events = self.events + (self.conn.take_events() if self.conn is not None else [])
+        self.events = []
+        return events
 
     def alive(self) -> bool:
         return self.channel is not None and self.conn is not None and self.conn.dead is None
@@ -97,11 +126,19 @@ class Session:
         """("ok" | "error" | "timeout" | "died", reply) for one cell in the current child."""
         try:
             self.channel.send({"op": "cell", "source": source})
-            reply, _ = self.channel.recv(deadline=self._deadline())
+            while True:
+                reply, _, sealed = self.conn.recv(self._deadline())
+                if not sealed:
+                    break
+                self.conn.events.append("the notebook's process sent a probe report where none was asked for")
         except wire.Timeout:
             self.kill()
             return "timeout", {}
-        except (wire.ChannelClosed, wire.WireError):
+        except wire.WireError as exc:
+            self.conn.events.append(f"the notebook's process wrote something that is not a grader message on its channel ({exc})")
+            self.kill()
+            return "died", {}
+        except wire.ChannelClosed:
             self.kill()
             return "died", {}
         if reply.get("status") not in ("ok", "error"):
@@ -137,6 +174,61 @@ class Session:
         self.test_deadline = self._deadline()
         return self.conn
 
+    def run_probe(self, probe: str, item: str, args: tuple, kwargs: dict) -> list[dict]:
+        """A probe's evidence, taken in a child of its own that holds only what `item` needs.
+
+        The child is made at the first probe of a test cell and kept for its others. If the item then
+        turns out to need a name the slice missed (NameError), the probe runs once more in a child that
+        holds every cell the notebook ran.
+        """
+        for full in (False, True):
+            child = self._probe_child(item, full=full)
+            child.test_deadline = self.test_deadline
+            try:
+                evidence = child.conn.probe(probe, item, args, kwargs)
+            except NameError:
+                if full or child.full_history:
+                    raise
+                self._close_probe(item)
+                continue
+            finally:
+                events = child.take_events()
+                self.busy += child.conn.busy if child.conn is not None else 0.0
+                if child.conn is not None:
+                    child.conn.busy = 0.0
+            if events:
+                raise guard.TamperDetected("; ".join(dict.fromkeys(events)))
+            return evidence
+        raise AssertionError("unreachable")
+
+    def _probe_child(self, item: str, *, full: bool) -> "Session":
+        child = self.probes.get(item)
+        if child is not None and child.alive():
+            return child
+        child = Session(self.control, self.files, self.limits, self.notebook_deadline, allow_weak=self.allow_weak)
+        child.full_history = full
+        child.history = list(self.history) if full else slicing.needed_code(self.history, {item})
+        child.test_deadline = self.test_deadline
+        failures: list[dict] = []
+        child.ensure(failures)
+        self.forks += child.forks
+        self.fork_s += child.fork_s
+        self.busy += child.busy
+        child.busy = 0.0
+        self.probes[item] = child
+        return child
+
+    def _close_probe(self, item: str) -> list[str]:
+        child = self.probes.pop(item, None)
+        if child is None:
+            return []
+        child.close()
+        return child.take_events()
+
+    def close_probes(self) -> dict[str, list[str]]:
+        """Close every probe child of the test cell just judged; {item: tamper reports that came late}."""
+        return {item: events for item in list(self.probes) if (events := self._close_probe(item))}
+
     def _fold_busy(self) -> None:
         if self.conn is not None:
             self.busy += self.conn.busy
@@ -170,6 +262,17 @@ def _error_output(ename: str, evalue: str) -> dict:
     return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
 
+def _item_of(cell: Any) -> str | None:
+    """The graded item a cell belongs to: its answer cell's grade id, or its test cell's without `test_`."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    grade_id = meta.get("grade_id")
+    if not isinstance(grade_id, str):
+        return None
+    if meta.get("grade") and not meta.get("solution"):
+        return grade_id.removeprefix("test_")
+    return grade_id if meta.get("solution") else None
+
+
 def grade_job(job: dict, control: socket.socket) -> dict:
     """Grade one notebook; never raises for anything the submission does."""
     started = time.perf_counter()
@@ -192,9 +295,16 @@ def grade_job(job: dict, control: socket.socket) -> dict:
     deadline = time.monotonic() + limits.notebook_timeout
     session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")))
     failures: list[dict] = []
+    tampering: dict[str | None, list[str]] = {}
     student_s = judge_s = 0.0
     count = 0
     nb = fixed.notebook
+
+    def tampered(item: str | None, events: list[str]) -> None:
+        if events:
+            found = tampering.setdefault(item, [])
+            found += [e for e in events if e not in found]
+
     try:
         with judge.notebook_scope():
             for index, (cell, role) in enumerate(zip(nb.cells, fixed.roles)):
@@ -206,13 +316,20 @@ def grade_job(job: dict, control: socket.socket) -> dict:
                     continue
                 count += 1
                 if role == "test" and not in_sandbox:
+                    item = _item_of(cell)
                     t0 = time.perf_counter()
                     try:
                         session.ensure(failures)
-                        verdict = judge.run_test(fixed.tests[index], session.begin_test(), output_chars=limits.output_kb * 1024)
+                        tampered(None, session.take_events())
+                        verdict = judge.run_test(fixed.tests[index], session.begin_test(), output_chars=limits.output_kb * 1024,
+                                                 run_probe=session.run_probe)
                     except TimeoutError:
                         verdict = judge.Verdict(False, [], "TimeoutError", "the notebook ran past its time limit")
                         verdict.outputs = [_error_output(verdict.ename, verdict.evalue)]
+                    finally:
+                        for probed, late in session.close_probes().items():
+                            tampered(probed, late)
+                    tampered(item, verdict.tampering)
                     judge_s += time.perf_counter() - t0
                     cell.outputs = _clean_outputs(verdict.outputs)
                     cell.execution_count = count
@@ -225,6 +342,7 @@ def grade_job(job: dict, control: socket.socket) -> dict:
                     status, reply = session.run_student(source, failures)
                 except TimeoutError:
                     status, reply = "timeout", {}
+                tampered(_item_of(cell), session.take_events())
                 student_s += time.perf_counter() - t0
                 cell.execution_count = count
                 if status in ("ok", "error"):
@@ -243,8 +361,16 @@ def grade_job(job: dict, control: socket.socket) -> dict:
         result.update(status="error", reason=str(exc))
         return result
     finally:
+        session.close_probes()
         session.close()
     result["failures"] = failures
+    result["tampering"] = [{"item": item, "details": details} for item, details in tampering.items()]
+    for cell in nb.cells:
+        item = _item_of(cell)
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and item in tampering:
+            detail = "; ".join(tampering[item])[:2000]
+            cell.outputs = [_error_output("TamperingDetected", f"the grader found the notebook interfering with its checks: {detail}. "
+                                          "This item scores nothing until an instructor has reviewed it.")]
     result["notebook_json"] = nbformat.writes(nb)
     result["timings"] = {"student_s": student_s, "judge_s": judge_s, "total_s": time.perf_counter() - started,
                          "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s}

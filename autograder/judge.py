@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from autograder import wire
+from autograder.guard import TamperDetected, is_sealed, open_frame
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -57,21 +58,54 @@ def exception_from(type_name: str, message: str) -> BaseException:
 
 
 class Connection:
-    """The judge's side of one child's channel: requests with a deadline, replies decoded into values and proxies."""
+    """The judge's side of one child's channel: requests with a deadline, replies decoded into values and proxies.
 
-    def __init__(self, channel: wire.Channel, *, on_death: Callable[[], None], deadline: Callable[[], float]):
+    The child's guard (`autograder.guard`) writes sealed frames on the same channel: tamper reports at
+    any moment, and a probe's evidence. `recv` checks each seal and its number, keeps tamper reports
+    in `events`, and returns everything else in order.
+    """
+
+    def __init__(self, channel: wire.Channel, *, on_death: Callable[[], None], deadline: Callable[[], float], key: bytes = b""):
         self.channel = channel
         self.on_death = on_death
         self.deadline = deadline
+        self.key = key
+        self.sealed_count = 0
+        self.events: list[str] = []  # tamper reports not yet attributed by the caller
         self.dead: SandboxDied | None = None
         self.busy = 0.0  # seconds the child reported spending on requests (the student's code, mostly)
         self.echo: Callable[[str, str], None] = lambda name, text: None
+        self.requests = 0
 
     def _die(self, ename: str, message: str) -> SandboxDied:
         if self.dead is None:
             self.dead = SandboxDied(ename, message)
             self.on_death()
         return self.dead
+
+    def take_events(self) -> list[str]:
+        events, self.events = self.events, []
+        return events
+
+    def recv(self, deadline: float) -> tuple[dict, list[bytes], bool]:
+        """The next frame that is not a tamper report: (header or sealed payload, buffers, sealed)."""
+        while True:
+            header, buffers = self.channel.recv(deadline=deadline)
+            if not is_sealed(header):
+                return header, buffers, False
+            try:
+                payload, data = open_frame(header, buffers, self.key)
+            except TamperDetected as exc:
+                self.events.append(exc.detail)
+                continue
+            self.sealed_count += 1
+            if payload["n"] != self.sealed_count:
+                self.events.append("a report from the grader's code in the notebook's process was lost or repeated")
+                self.sealed_count = payload["n"]
+            if payload["kind"] == "tamper":
+                self.events.append(str(payload.get("detail", payload.get("event", "tampering")))[:1000])
+                continue
+            return payload, data, True
 
     def request(self, op: str, *, args: tuple = (), kwargs: dict | None = None, **fields: Any) -> Any:
         if self.dead is not None:
@@ -88,12 +122,17 @@ class Connection:
             buffers = encoder.buffers
         try:
             self.channel.send(header, buffers)
-            reply, reply_buffers = self.channel.recv(deadline=self.deadline())
+            while True:
+                reply, reply_buffers, sealed = self.recv(self.deadline())
+                if not sealed:
+                    break
+                self.events.append("the notebook's process sent a probe report where none was asked for")
         except wire.Timeout:
             raise self._die("TimeoutError", "the notebook's code ran past the grader's time limit while a test called it") from None
         except wire.ChannelClosed:
             raise self._die("SandboxDied", "the notebook's process died while a test called its code") from None
         except wire.WireError as exc:
+            self.events.append(f"the notebook's process wrote something that is not a grader message on its channel ({exc})")
             raise self._die("SandboxDied", f"the notebook's process sent a malformed reply ({exc})") from None
         if type(reply.get("seconds")) is float and 0 <= reply["seconds"] < 1e6:
             self.busy += reply["seconds"]
@@ -128,10 +167,50 @@ class Connection:
     def lookup(self, name: str) -> Any:
         return self.request("lookup", name=name)
 
-    def probe(self, name: str, target: Any, args: tuple, kwargs: dict) -> Any:
-        if not isinstance(target, Proxy) or object.__getattribute__(target, "_conn") is not self:
-            raise TypeError("a probe needs a name from the notebook under test")
-        return self.request("probe", name=name, id=object.__getattribute__(target, "_id"), args=args, kwargs=kwargs)
+    def probe(self, name: str, item: str, args: tuple, kwargs: dict) -> list[dict]:
+        """Run probe `name` on the notebook's `item` in this child: its evidence, as the probe's reading takes it.
+
+        Each piece of evidence is {"value", "at" (when it arrived, by the judge's clock), and
+        "saved_tensors" where the probe counts them}. The student's exception is raised as ours;
+        anything a probe's own steps cannot have sent raises TamperDetected.
+        """
+        if self.dead is not None:
+            raise SandboxDied(self.dead.ename, self.dead.message)
+        self.requests += 1
+        request = self.requests
+        encoder = wire.Encoder(self._to_handle)
+        header = {"op": "probe", "name": name, "item": item, "req": request,
+                  "args": [encoder.encode(a) for a in args], "kwargs": {str(k): encoder.encode(v) for k, v in kwargs.items()}}
+        evidence: list[dict] = []
+        try:
+            self.channel.send(header, encoder.buffers)
+            while True:
+                payload, data, sealed = self.recv(self.deadline())
+                if not sealed:
+                    raise TamperDetected("a reply that was not sealed by the grader's code came back from a probe")
+                if payload.get("req") != request:
+                    raise TamperDetected("a probe report answered another request")
+                kind = payload["kind"]
+                if kind == "evidence":
+                    value = wire.Decoder(data, None).decode(payload.get("value"))
+                    item_ = {"value": value, "at": time.perf_counter()}
+                    if type(payload.get("saved_tensors")) is int:
+                        item_["saved_tensors"] = payload["saved_tensors"]
+                    evidence.append(item_)
+                elif kind == "done":
+                    return evidence
+                elif kind == "error":
+                    raise exception_from(str(payload.get("type", "Error")), str(payload.get("msg", "")))
+                elif kind == "aborted":
+                    raise TamperDetected("; ".join(self.take_events()) or "the probe stopped because the grader's checks failed")
+                else:
+                    raise TamperDetected(f"a probe report of an unknown kind ({kind!r})")
+        except wire.Timeout:
+            raise self._die("TimeoutError", "the notebook's code ran past the grader's time limit while a test called it") from None
+        except wire.ChannelClosed:
+            raise self._die("SandboxDied", "the notebook's process died while a probe ran its code") from None
+        except wire.WireError as exc:
+            raise TamperDetected(f"a probe report could not be read ({exc})") from None
 
 
 _MISSING = object()
@@ -239,6 +318,7 @@ class Verdict:
     evalue: str = ""
     died: bool = False
     seconds: float = 0.0
+    tampering: list[str] = field(default_factory=list)
 
 
 class _Capture:
@@ -252,15 +332,34 @@ class _Capture:
         self.stderr = Stream(lambda: self.recorder, "stderr")
 
 
-def run_test(source: str, conn: Connection, *, output_chars: int = 1 << 20) -> Verdict:
-    """Run one test cell against the child behind `conn`; pass = it finished without an exception."""
+ProbeRunner = Callable[[str, str, tuple, dict], list]
+
+
+def run_test(source: str, conn: Connection, *, output_chars: int = 1 << 20, run_probe: ProbeRunner | None = None) -> Verdict:
+    """Run one test cell against the child behind `conn`; pass = it finished without an exception.
+
+    Probes the cell calls with a name from the notebook go to `run_probe(probe, item, args, kwargs)`
+    (a fresh child holding that item, see `grading.Session.run_probe`); without it, to `conn` itself.
+    Tampering reported while the cell runs, or evidence a probe's steps cannot have produced, fails
+    the cell and is listed in the verdict's `tampering`.
+    """
     from course import probes
 
     started = time.perf_counter()
     capture = _Capture(output_chars)
     conn.echo = capture.recorder.stream
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
-    probes.set_dispatcher(conn.probe)
+    items: dict[int, str] = {}
+    runner = run_probe or conn.probe
+
+    def dispatch(name: str, target: Any, args: tuple, kwargs: dict) -> list:
+        item = items.get(id(target))
+        if item is None or not isinstance(target, Proxy):
+            raise TypeError("a probe needs a name from the notebook under test")
+        return runner(name, item, args, kwargs)
+
+    probes.set_dispatcher(dispatch)
+    tampering: list[str] = []
     try:
         with contextlib.redirect_stdout(capture.stdout), contextlib.redirect_stderr(capture.stderr):
             try:
@@ -269,6 +368,8 @@ def run_test(source: str, conn: Connection, *, output_chars: int = 1 << 20) -> V
                     value = conn.lookup(name)
                     if value is not _MISSING:
                         namespace[name] = value
+                        if isinstance(value, Proxy):
+                            items[id(value)] = name
                 last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
                 exec(compile(tree, "<test>", "exec"), namespace)
                 if last is not None:
@@ -277,19 +378,24 @@ def run_test(source: str, conn: Connection, *, output_chars: int = 1 << 20) -> V
                         capture.recorder.result({"text/plain": _safe_repr(value)}, {}, 0)
                 if conn.dead is not None:
                     raise conn.dead
+            except (TamperDetected, probes.EvidenceError) as exc:
+                tampering.append(getattr(exc, "detail", None) or _safe_str(exc))
             except SandboxDied as died:
-                return _failed(capture, died.ename, died.message, started, died=True)
+                return _failed(capture, died.ename, died.message, started, died=True, tampering=conn.take_events())
             except Exception as exc:
-                return _failed(capture, type(exc).__name__, _safe_str(exc), started)
+                return _failed(capture, type(exc).__name__, _safe_str(exc), started, tampering=conn.take_events())
     finally:
         probes.set_dispatcher(None)
         conn.echo = lambda name, text: None
+    tampering += conn.take_events()
+    if tampering:
+        return _failed(capture, "TamperingDetected", "; ".join(dict.fromkeys(tampering))[:2000], started, tampering=tampering)
     return Verdict(True, capture.recorder.outputs, seconds=time.perf_counter() - started)
 
 
-def _failed(capture: _Capture, ename: str, evalue: str, started: float, *, died: bool = False) -> Verdict:
+def _failed(capture: _Capture, ename: str, evalue: str, started: float, *, died: bool = False, tampering: list[str] = ()) -> Verdict:
     capture.recorder.error(ename, evalue, [f"{ename}: {evalue}"])
-    return Verdict(False, capture.recorder.outputs, ename, evalue, died, time.perf_counter() - started)
+    return Verdict(False, capture.recorder.outputs, ename, evalue, died, time.perf_counter() - started, list(tampering))
 
 
 def _safe_str(exc: BaseException) -> str:

@@ -487,6 +487,14 @@ class Decoder:
             raise WireError("a handle where only plain data may come")
         return self.from_handle(Handle(node["id"], node["type"]))
 
+    def _d_opaque(self, node, depth):
+        self._keys(node, "type")
+        if type(node["type"]) is not str or len(node["type"]) > 300:
+            raise WireError("bad opaque value")
+        from course.probes.evidence import Opaque
+
+        return Opaque(node["type"])
+
     def _d_exc(self, node, depth):
         self._keys(node, "type", "msg")
         if type(node["type"]) is not str or not NAME.match(node["type"]) or type(node["msg"]) is not str:

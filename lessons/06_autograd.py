@@ -397,7 +397,7 @@ check_true(changed == [], "Expected linear_weight_grad to leave x and w as they 
            "Work on w.detach().clone() instead of w.")
 passed("linear_weight_grad")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_grad_by_finite_differences
+from instructor.autograd import check_grad_by_finite_differences
 from course.device import test_devices
 
 
@@ -498,7 +498,7 @@ check_true(not x_changed, "Expected grad_of to leave x as it was (measured in yo
            "(its values, requires_grad or .grad). Work on x.detach().clone() instead of x.")
 passed("grad_of")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_grad_by_finite_differences
+from instructor.autograd import check_grad_by_finite_differences
 from course.device import test_devices
 from course.probes.autograd import NAMED_FUNCTIONS
 

@@ -6,7 +6,8 @@ import torch
 from matplotlib.figure import Figure
 from torch import nn
 
-from course.checks import CheckFailed, check_grad_by_finite_differences
+from course.checks import CheckFailed
+from instructor.autograd import check_grad_by_finite_differences
 from course.pictures.autograd import draw_graph, draw_tangent, graph_nodes
 from course.probes.autograd import NAMED_FUNCTIONS, build_model, grad_of_named, predict_probe
 

@@ -14,6 +14,7 @@ from course.checks import CheckFailed
 from course.data import CLASS_NAMES, make_images, train_test_images
 from course.pictures.training import plot_loss_curve, show_images, training_step_diagram
 from course.probes import training as probes
+from instructor.training import expected_accuracy, expected_training_step
 from tests.conftest import ROOT
 
 
@@ -81,7 +82,7 @@ def test_train_test_images_use_different_seeds():
 def test_reference_training_step_matches_expectation(solutions):
     for seed, settings in [(0, {}), (1, dict(stale_grads=True)), (2, dict(hidden=8, optimizer="adam", lr=0.01, stale_grads=True))]:
         found = probes.training_step_probe(solutions["training_step"], seed, **settings)
-        probes.check_training_step(found, probes.expected_training_step(seed, **settings), what="reference", stale_grads=True)
+        probes.check_training_step(found, expected_training_step(seed, **settings), what="reference", stale_grads=True)
 
 
 def test_training_step_probe_catches_leaked_gradients():
@@ -93,12 +94,12 @@ def test_training_step_probe_catches_leaked_gradients():
 
     found = probes.training_step_probe(no_zero_grad, 1, stale_grads=True)
     with pytest.raises(CheckFailed, match="old gradient"):
-        probes.check_training_step(found, probes.expected_training_step(1, stale_grads=True), what="leaky", stale_grads=True)
+        probes.check_training_step(found, expected_training_step(1, stale_grads=True), what="leaky", stale_grads=True)
 
 
 def test_reference_evaluate_matches_and_records_no_graph(solutions):
     for seed, settings in [(0, {}), (1, dict(hidden=8, images_require_grad=True))]:
-        expected = probes.expected_accuracy(seed, **{k: v for k, v in settings.items() if k != "images_require_grad"})
+        expected = expected_accuracy(seed, **{k: v for k, v in settings.items() if k != "images_require_grad"})
         found = probes.evaluate_probe(solutions["evaluate"], seed, **settings)
         probes.check_evaluation(found, expected, what="reference")
         assert 0.0 < expected < 1.0
@@ -111,7 +112,7 @@ def test_evaluate_probe_sees_a_recorded_graph():
     found = probes.evaluate_probe(with_graph, 0)
     assert found["graph_recorded"] and found["type"] == "float"
     with pytest.raises(CheckFailed, match="no graph"):
-        probes.check_evaluation(found, probes.expected_accuracy(0), what="graph")
+        probes.check_evaluation(found, expected_accuracy(0), what="graph")
 
 
 def test_reference_train_classifier_reaches_the_bar_on_one_thread(solutions):

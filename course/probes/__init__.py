@@ -1,47 +1,162 @@
 """Probes: measurements that can only be taken next to the student's code.
 
-A probe takes the student's callable first and plain data after it, and returns plain data. In a
-notebook it simply runs. Under the grader the judge holds only a proxy of the student's callable;
-the grader installs a dispatcher, and calling a probe with a proxy runs the probe inside the sandbox.
+A probe has two halves. Its steps take the student's callable and plain data, build what the call
+needs, call the student's code, and take evidence with sealed actions (`@sealed` functions that only
+use `course.probes.evidence`). Its reading turns that evidence into what the test cell gets back
+(`@<probe>.reading`), deciding every flag from values: "changed", "shares memory", "accuracy".
+
+In a notebook (the student's kernel, nbval, stock nbgrader) both halves simply run here. Under the
+grader the test cell runs in the judge, which holds only a proxy of the student's callable: the grader
+runs the steps in a fresh sandboxed process next to the student's code, where each action's evidence
+is sealed and sent the moment it is taken (`autograder.guard`), and the reading runs in the judge on
+what arrived. A probe's steps never decide anything; they only measure.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
+import sys
+import time
 from typing import Any, Callable
 
 REGISTRY: dict[str, Callable[..., Any]] = {}
-_dispatcher: Callable[[str, Any, tuple, dict], Any] | None = None
+SEALED_ACTIONS: list[Callable[..., Any]] = []
+_dispatcher: Callable[[str, Any, tuple, dict], list] | None = None
 
 
-def set_dispatcher(dispatcher: Callable[[str, Any, tuple, dict], Any] | None) -> None:
+class EvidenceError(BaseException):
+    """Evidence that a probe's own steps cannot have produced: the grader treats it as tampering."""
+
+
+def set_dispatcher(dispatcher: Callable[[str, Any, tuple, dict], list] | None) -> None:
     """Installed by the grader's judge; None restores local execution."""
     global _dispatcher
     _dispatcher = dispatcher
 
 
-def probe(func: Callable[..., Any]) -> Callable[..., Any]:
-    name = f"{func.__module__}:{func.__qualname__}"
+def sealed(action: Callable[..., Any]) -> Callable[..., Any]:
+    """Register a step that takes evidence: `action(snapshots, *objects)` returning snapshots and plain values."""
+    SEALED_ACTIONS.append(action)
+    return action
 
-    @functools.wraps(func)
-    def wrapper(target: Any, *args: Any, **kwargs: Any) -> Any:
+
+class Probe:
+    """A registered probe: call it like a function, with the student's callable first."""
+
+    def __init__(self, steps: Callable[..., Any]):
+        self.steps = steps
+        self.name = f"{steps.__module__}:{steps.__qualname__}"
+        self.read: Callable[..., Any] | None = None
+        self.__doc__ = steps.__doc__
+        self.__name__ = steps.__name__
+        self.__qualname__ = steps.__qualname__
+        self.__module__ = steps.__module__
+        self.__wrapped__ = steps
+        REGISTRY[self.name] = steps
+
+    def reading(self, read: Callable[..., Any]) -> "Probe":
+        """Set the function that turns the evidence into the probe's result (runs in the judge)."""
+        self.read = read
+        return self
+
+    def __call__(self, target: Any, *args: Any, **kwargs: Any) -> Any:
         if _dispatcher is not None and getattr(target, "__sandbox_handle__", None) is not None:
-            return _dispatcher(name, target, args, kwargs)
-        return func(target, *args, **kwargs)
+            evidence = _dispatcher(self.name, target, args, kwargs)
+        else:
+            evidence = run_locally(self.steps, target, args, kwargs)
+        return self.read(evidence, target, *args, **kwargs)
 
-    wrapper.__probe_name__ = name
-    REGISTRY[name] = func
-    return wrapper
+    def __repr__(self) -> str:
+        return f"<probe {self.name}>"
 
 
-def resolve(name: str) -> Callable[..., Any]:
-    """The undecorated probe called `name` ("module:qualname"), importing only course.probes modules."""
-    module, _, _ = name.partition(":")
-    if not (module == "course.probes" or module.startswith("course.probes.")):
-        raise LookupError(f"not a probe: {name!r}")
-    importlib.import_module(module)
+def probe(steps: Callable[..., Any]) -> Probe:
+    return Probe(steps)
+
+
+def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dict) -> list[dict]:
+    """Run a probe's steps in this process, keeping each action's evidence as copies."""
+    from course.probes.evidence import Snapshots, library_prefixes
+
+    items: list[dict] = []
+    witness: list = []
+    counting: list = []
+
+    def step(command: str, *rest: Any) -> Any:
+        if command == "seal":
+            action, *objects = rest
+            item = {"value": action(Snapshots(), *objects), "at": time.perf_counter(), "local": True}
+            if witness:
+                item["saved_tensors"] = witness[1][0]
+            items.append(item)
+            return None
+        if command == "witness":
+            import torch
+
+            count = [0]
+
+            def pack(tensor: Any) -> Any:
+                count[0] += 1
+                return tensor
+
+            hooks = torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t)
+            hooks.__enter__()
+            witness[:] = [hooks, count]
+            return None
+        if command == "count":
+            count = [0]
+            library = library_prefixes()
+
+            def local(frame: Any, event: str, arg: Any) -> Any:
+                if event == "line":
+                    count[0] += 1
+                return local
+
+            def tracer(frame: Any, event: str, arg: Any) -> Any:
+                return None if event != "call" or frame.f_code.co_filename.startswith(library) else local
+
+            counting[:] = [count, sys.gettrace()]
+            sys.settrace(tracer)
+            return None
+        if command == "lines":
+            sys.settrace(counting[1] if counting else None)
+            counted = counting[0][0] if counting else 0
+            counting.clear()
+            return counted
+        raise ValueError(f"unknown probe command {command!r}")
+
     try:
-        return REGISTRY[name]
-    except KeyError:
-        raise LookupError(f"no such probe: {name!r}") from None
+        steps(step, target, *args, **kwargs)
+    finally:
+        if counting:
+            sys.settrace(counting[1])
+        if witness:
+            witness[0].__exit__(None, None, None)
+    return items
+
+
+def expect(evidence: list[dict], count: int) -> list[Any]:
+    """The values of exactly `count` pieces of evidence, in order."""
+    if len(evidence) != count:
+        raise EvidenceError(f"the probe sent {len(evidence)} pieces of evidence where its steps take {count}")
+    return [item["value"] for item in evidence]
+
+
+def check_built(evidence: list[dict], matches: Callable[[], bool], what: str) -> None:
+    """Under the grader, what the probe built next to the student's code is what the judge builds itself."""
+    if evidence and not evidence[0].get("local") and not matches():
+        raise EvidenceError(f"the {what} the probe built differs from the judge's")
+
+
+def check_received(evidence: list[dict], args: tuple, kwargs: dict) -> None:
+    """Under the grader, the arguments the steps received (the first evidence) are the ones the test passed.
+
+    A difference means something in the student's process changed them on the way in. (In a local run the
+    steps got the test's own objects, which the call itself may have changed since: nothing to compare.)
+    """
+    from course.probes.evidence import Snapshots, same
+
+    if not evidence or evidence[0].get("local"):
+        return
+    received, mine = evidence[0]["value"], Snapshots()
+    if not same(received.get("args"), mine.snap(tuple(args))) or not same(received.get("kwargs"), mine.snap(dict(kwargs))):
+        raise EvidenceError("the probe's steps did not receive the arguments the test passed")

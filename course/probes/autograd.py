@@ -2,19 +2,20 @@
 
 A judge cannot send a Python function or a model to the student's process, so these probes pick the
 function by name from `NAMED_FUNCTIONS` and build the model from a seed with `build_model`. Both are
-plain module-level code: the judge imports the same names and computes its own reference values.
+plain module-level code: the judge builds the same things itself, checks that the probe got exactly
+those, and computes its own reference values.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable
 
 import torch
 from torch import nn
 
-from course.probes import probe
-from course.probes.core import call_watching_inputs
+from course.probes import check_built, check_received, expect, probe, sealed
+from course.probes.core import after_call, changed_arguments, received
+from course.probes.evidence import same
 
 
 def _sum_of_squares(x: torch.Tensor) -> torch.Tensor:
@@ -54,13 +55,21 @@ NAMED_FUNCTIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 
 
 @probe
-def grad_of_named(grad_of: Any, name: str, x: torch.Tensor) -> tuple[Any, bool]:
+def grad_of_named(step: Any, grad_of: Any, name: str, x: torch.Tensor) -> None:
     """Call `grad_of(f, x)` with the function called `name`; returns (its result, whether x changed).
 
     A change of x is any difference in its values, dtype, shape, requires_grad or .grad.
     """
-    result, changed = call_watching_inputs(grad_of, NAMED_FUNCTIONS[name], x)
-    return result, "arg 1" in changed
+    step("seal", received, (x,), {})
+    result = grad_of(NAMED_FUNCTIONS[name], x)
+    step("seal", after_call, result, (x,), {})
+
+
+@grad_of_named.reading
+def _(evidence: list, grad_of: Any, name: str, x: torch.Tensor) -> tuple[Any, bool]:
+    before, after = expect(evidence, 2)
+    check_received(evidence, (x,), {})
+    return after["result"], bool(changed_arguments(before, after))
 
 
 def build_model(
@@ -85,8 +94,20 @@ def build_model(
     return model.to(device=device, dtype=dtype)
 
 
+@sealed
+def model_state(snaps: Any, params: list, inputs: tuple) -> dict:
+    """Parameters (values and .grad), inputs, and whether gradient recording is on."""
+    return {"params": snaps.snap(params), "inputs": snaps.snap(inputs), "grad_enabled": snaps.grad_enabled()}
+
+
+@sealed
+def model_output(snaps: Any, output: Any, params: list, inputs: tuple) -> dict:
+    return {"output": snaps.snap(output), **model_state(snaps, params, inputs)}
+
+
 @probe
 def predict_probe(
+    step: Any,
     predict: Any,
     seed: int,
     in_features: int,
@@ -94,7 +115,7 @@ def predict_probe(
     x: torch.Tensor,
     hidden: int = 0,
     preset_grads: bool = False,
-) -> dict[str, Any]:
+) -> None:
     """Build `build_model(seed, ...)` on x's device and dtype, call `predict(model, x)`, and report.
 
     Returns a dict: "output" (what predict returned), "graph_recorded" (whether any tensor was saved
@@ -103,35 +124,46 @@ def predict_probe(
     "weights_changed", "x_changed", and "grad_mode_restored" (whether gradient recording is switched
     on and off as it was before the call; the probe restores it either way).
     """
+    model = _predict_model(seed, in_features, out_features, hidden, x, preset_grads)
+    params = list(model.parameters())
+    step("seal", model_state, params, (x,))
+    mode = torch.is_grad_enabled()
+    step("witness")
+    try:
+        output = predict(model, x)
+        step("seal", model_output, output, params, (x,))
+    finally:
+        torch.set_grad_enabled(mode)
+
+
+def _predict_model(seed: int, in_features: int, out_features: int, hidden: int, x: torch.Tensor, preset_grads: bool) -> nn.Module:
     model = build_model(seed, in_features, out_features, hidden, device=x.device, dtype=x.dtype)
     if preset_grads:
         for p in model.parameters():
             p.grad = torch.full_like(p, 0.25)
-    grads_before = [None if p.grad is None else p.grad.detach().clone() for p in model.parameters()]
-    weights_before = [p.detach().clone() for p in model.parameters()]
-    saved = []
+    return model
 
-    def pack(t: torch.Tensor) -> torch.Tensor:
-        saved.append(1)
-        return t
 
-    mode_before = torch.is_grad_enabled()
-    try:
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            output, changed = call_watching_inputs(functools.partial(predict, model), x)
-        mode_after = torch.is_grad_enabled()
-    finally:
-        torch.set_grad_enabled(mode_before)
+def _values(tensors: list) -> list:
+    return [t.detach() for t in tensors]
 
-    def same(a: torch.Tensor | None, b: torch.Tensor | None) -> bool:
-        return (a is None and b is None) or (a is not None and b is not None and torch.equal(a, b))
 
-    params = list(model.parameters())
+def _grads(tensors: list) -> list:
+    return [t.grad for t in tensors]
+
+
+@predict_probe.reading
+def _(evidence: list, predict: Any, seed: int, in_features: int, out_features: int, x: torch.Tensor, hidden: int = 0,
+      preset_grads: bool = False) -> dict[str, Any]:
+    before, after = expect(evidence, 2)
+    own = _predict_model(seed, in_features, out_features, hidden, x.detach(), preset_grads)
+    check_built(evidence, lambda: same(_values(list(own.parameters())), _values(before["params"])), "model")
+    check_received(evidence[:1] and [{"value": {"args": before["inputs"], "kwargs": {}}}], (x,), {})
     return {
-        "output": output,
-        "graph_recorded": bool(saved),
-        "grads_touched": not all(same(before, p.grad) for before, p in zip(grads_before, params)),
-        "weights_changed": not all(torch.equal(before, p.detach()) for before, p in zip(weights_before, params)),
-        "x_changed": "arg 0" in changed,
-        "grad_mode_restored": mode_after == mode_before,
+        "output": after["output"],
+        "graph_recorded": bool(evidence[1].get("saved_tensors", 0)),
+        "grads_touched": not same(_grads(before["params"]), _grads(after["params"])),
+        "weights_changed": not same(_values(before["params"]), _values(after["params"])),
+        "x_changed": not same(before["inputs"], after["inputs"]),
+        "grad_mode_restored": after["grad_enabled"] == before["grad_enabled"],
     }

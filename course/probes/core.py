@@ -2,99 +2,101 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-import numpy as np
-import torch
-
-from course.probes import probe
+from course.probes import check_received, expect, probe, sealed
+from course.probes.evidence import Opaque, same
 
 
-def _snapshot(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        grad = None if value.grad is None else value.grad.detach().clone()
-        data = value.detach().clone() if value.device.type != "meta" else None
-        return ("tensor", data, value.dtype, tuple(value.shape), value.requires_grad, grad)
-    if isinstance(value, np.ndarray):
-        return ("array", value.copy(), value.dtype, value.shape)
-    if isinstance(value, dict):
-        return ("dict", type(value), [(k, _snapshot(v)) for k, v in value.items()])
-    if isinstance(value, (list, tuple)):
-        return ("seq", type(value), [_snapshot(v) for v in value])
-    return ("other", copy.deepcopy(value))
+@sealed
+def received(snaps: Any, args: tuple, kwargs: dict) -> dict:
+    """The arguments as the steps got them, before the student's code runs."""
+    return {"args": snaps.snap(args), "kwargs": snaps.snap(kwargs)}
 
 
-def _same(a: Any, b: Any) -> bool:
-    if a[0] != b[0]:
-        return False
-    if a[0] == "tensor":
-        if a[2:5] != b[2:5]:
-            return False
-        if (a[1] is None) != (b[1] is None) or (a[5] is None) != (b[5] is None):
-            return False
-        if a[1] is not None and not torch.equal(a[1], b[1]):
-            return a[1].is_floating_point() and bool(torch.isnan(a[1]).any()) and torch.allclose(a[1], b[1], equal_nan=True)
-        return a[5] is None or torch.equal(a[5], b[5])
-    if a[0] == "array":
-        return a[2] == b[2] and a[3] == b[3] and np.array_equal(a[1], b[1], equal_nan=a[1].dtype.kind in "fc")
-    if a[0] == "dict":
-        return a[1] is b[1] and len(a[2]) == len(b[2]) and all(
-            ka == kb and _same(va, vb) for (ka, va), (kb, vb) in zip(a[2], b[2])
-        )
-    if a[0] == "seq":
-        return a[1] is b[1] and len(a[2]) == len(b[2]) and all(_same(x, y) for x, y in zip(a[2], b[2]))
-    return a[1] == b[1]
+@sealed
+def after_call(snaps: Any, result: Any, args: tuple, kwargs: dict) -> dict:
+    """What the call returned, and its arguments as they are after it."""
+    return {"result": snaps.snap(result), "args": snaps.snap(args), "kwargs": snaps.snap(kwargs)}
+
+
+@sealed
+def returned(snaps: Any, result: Any) -> dict:
+    return {"result": snaps.snap(result)}
+
+
+def changed_arguments(before: dict, after: dict) -> list[str]:
+    """Names ("arg 0", or the keyword) of the arguments whose snapshots differ."""
+    names = [f"arg {i}" for i, (a, b) in enumerate(zip(before["args"], after["args"])) if not same(a, b)]
+    return names + [k for k in before["kwargs"] if not same(before["kwargs"][k], after["kwargs"].get(k, Opaque("missing")))]
 
 
 @probe
-def call_watching_inputs(func: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+def call_watching_inputs(step: Any, func: Any, *args: Any, **kwargs: Any) -> None:
     """Call `func` and report which arguments it changed: (result, names of changed arguments).
 
     Arguments are named by position ("arg 0") or keyword. A change is any difference in values,
     dtype, shape, requires_grad, .grad, or container contents.
     """
-    before = [_snapshot(a) for a in args]
-    before_kw = {k: _snapshot(v) for k, v in kwargs.items()}
+    step("seal", received, args, kwargs)
     result = func(*args, **kwargs)
-    changed = [f"arg {i}" for i, a in enumerate(args) if not _same(before[i], _snapshot(a))]
-    changed += [k for k, v in kwargs.items() if not _same(before_kw[k], _snapshot(v))]
-    return result, changed
+    step("seal", after_call, result, args, kwargs)
 
 
-def _memory_of(value: Any) -> np.ndarray | None:
-    if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, torch.Tensor) and value.device.type == "cpu" and not value.is_sparse:
-        try:
-            return value.detach().numpy()
-        except (RuntimeError, TypeError):
-            return None
-    return None
+@call_watching_inputs.reading
+def _(evidence: list, func: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    before, after = expect(evidence, 2)
+    check_received(evidence, args, kwargs)
+    return after["result"], changed_arguments(before, after)
+
+
+@sealed
+def sharing(snaps: Any, result: Any, source: Any) -> dict:
+    """The result now; then a real write to the source array, the result again, and the source put back."""
+    found = snaps.snap(result)
+    result_span, source_span = snaps.span(result), snaps.span(source)
+    saved = snaps.write_pattern(source)
+    after = snaps.snap(result)
+    written = snaps.snap(source)
+    snaps.restore(source, saved)
+    return {"result": found, "after": after, "written": written, "wrote": saved is not None,
+            "result_span": result_span, "source_span": source_span}
 
 
 @probe
-def call_sharing_memory(func: Any, *args: Any, **kwargs: Any) -> tuple[Any, bool, bool]:
+def call_sharing_memory(step: Any, func: Any, *args: Any, **kwargs: Any) -> None:
     """Call `func(*args)`; report (result, shares memory with args[0], a write to args[0] shows in it).
 
-    The second flag asks whether the result's buffer overlaps the first argument's; the third makes a
-    real write to the first argument (on a copy of the result taken before) and looks for it in the
-    result, then restores the argument.
+    The second flag says whether the result's buffer overlaps the first argument's; the third comes
+    from a real write to the first argument (every element changed), looked for in the result, after
+    which the argument is put back.
     """
-    source = args[0]
+    step("seal", received, args, kwargs)
     result = func(*args, **kwargs)
-    mine = _memory_of(source)
-    theirs = _memory_of(result)
-    if mine is None or theirs is None or mine.size == 0:
-        return result, False, False
-    overlaps = bool(np.shares_memory(mine, theirs))
+    step("seal", sharing, result, args[0])
+
+
+@call_sharing_memory.reading
+def _(evidence: list, func: Any, *args: Any, **kwargs: Any) -> tuple[Any, bool, bool]:
+    before, found = expect(evidence, 2)
+    check_received(evidence, args, kwargs)
+    spans = found["result_span"], found["source_span"]
+    overlaps = all(isinstance(s, tuple) for s in spans) and spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]
     shows = False
-    if mine.size and theirs.size and mine.shape == theirs.shape and mine.dtype.kind in "biuf":
-        flat_before = theirs.copy()
-        saved = mine.copy()
-        try:
-            mine[...] = (saved == 0).astype(mine.dtype) if mine.dtype.kind == "b" else saved + 1
-            shows = not np.array_equal(theirs, flat_before)
-        finally:
-            mine[...] = saved
-    return result, overlaps, shows
+    result, after, written = found["result"], found["after"], found["written"]
+    if found["wrote"] and _numbers(result) and _numbers(after) and tuple(result.shape) == tuple(written.shape):
+        import numpy as np
+
+        moved = not same(result, after)
+        now = after.detach().cpu().numpy() if hasattr(after, "detach") else np.asarray(after)
+        shows = moved and np.array_equal(now.astype(written.dtype, copy=False), written)
+    return found["result"], bool(overlaps), bool(shows)
+
+
+def _numbers(value: Any) -> bool:
+    import numpy as np
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.device.type != "meta"
+    return isinstance(value, np.ndarray)

@@ -6,19 +6,47 @@ from typing import Any
 
 import torch
 
-from course.probes import probe
+from course.probes import check_received, expect, probe
+from course.probes.core import received, returned
+
+
+def _simulated(available: bool) -> dict[tuple[Any, str], Any]:
+    """Every way a device-picking function may ask whether there is a GPU, answering `available`."""
+    answers: dict[tuple[Any, str], Any] = {
+        (torch.cuda, "is_available"): lambda: bool(available),
+        (torch.cuda, "device_count"): lambda: 1 if available else 0,
+    }
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is not None:
+        answers[(accelerator, "is_available")] = lambda: bool(available)
+        answers[(accelerator, "device_count")] = lambda: 1 if available else 0
+        answers[(accelerator, "current_accelerator")] = lambda check_available=False: torch.device("cuda") if available else None
+    return {key: value for key, value in answers.items() if hasattr(*key)}
 
 
 @probe
-def call_with_cuda_available(func: Any, available: bool, *args: Any, **kwargs: Any) -> Any:
-    """Call `func(*args, **kwargs)` while `torch.cuda.is_available()` answers `available`.
+def call_with_cuda_available(step: Any, func: Any, available: bool, *args: Any, **kwargs: Any) -> None:
+    """Call `func(*args, **kwargs)` while PyTorch answers that CUDA is (or is not) `available`.
 
-    Only that one answer is simulated (nothing is moved to a GPU), so a device-picking function can be
-    tried for both kinds of machine on either. The real function is put back afterwards.
+    Only the answers are simulated (`torch.cuda.is_available`, `torch.cuda.device_count` and the
+    `torch.accelerator` equivalents; nothing is moved to a GPU), so a device-picking function can be
+    tried for both kinds of machine on either. The real functions are put back afterwards.
     """
-    real = torch.cuda.is_available
-    torch.cuda.is_available = lambda: bool(available)
+    step("seal", received, args, kwargs)
+    answers = _simulated(available)
+    real = {key: getattr(*key) for key in answers}
+    for (owner, name), answer in answers.items():
+        setattr(owner, name, answer)
     try:
-        return func(*args, **kwargs)
+        result = func(*args, **kwargs)
     finally:
-        torch.cuda.is_available = real
+        for (owner, name), original in real.items():
+            setattr(owner, name, original)
+    step("seal", returned, result)
+
+
+@call_with_cuda_available.reading
+def _(evidence: list, func: Any, available: bool, *args: Any, **kwargs: Any) -> Any:
+    before, after = expect(evidence, 2)
+    check_received(evidence, args, kwargs)
+    return after["result"]

@@ -1,0 +1,186 @@
+"""The part of a notebook an item needs: the statements that define what its code uses.
+
+A probe runs in a fresh process forked from the warm zygote, holding only the item and what it
+depends on, so that code elsewhere in the notebook (a cell that patches NumPy, say) is not there when
+the measurement is taken. `needed_code` walks the notebook's successful cells backwards from the item
+and keeps each top-level statement that binds or changes a name still needed (imports, definitions,
+assignments, stores into a needed object or module, method calls on a needed object that is not a
+module, and whole compound statements that do so inside), adding the names it reads in turn.
+Calls of a module's functions (`torch.manual_seed(0)`, `torch.randn(3)`) are not changes: demos that
+only use PyTorch stay out.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import symtable
+from typing import Iterable
+
+BUILTINS = frozenset(dir(builtins))
+
+
+def _transform(source: str) -> str:
+    """IPython syntax (magics, `!` commands) as the Python IPython would run."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def _targets(node: ast.AST) -> Iterable[ast.AST]:
+    if isinstance(node, (ast.Tuple, ast.List)):
+        for element in node.elts:
+            yield from _targets(element)
+    elif isinstance(node, ast.Starred):
+        yield from _targets(node.value)
+    else:
+        yield node
+
+
+def _root(node: ast.AST) -> str | None:
+    """`a` for `a`, `a.b.c`, `a[0].b`, `a.b()`."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+class _Effects(ast.NodeVisitor):
+    """Module-level names a statement binds, and the roots of objects it may change, outside nested scopes."""
+
+    def __init__(self) -> None:
+        self.bound: set[str] = set()
+        self.changed: set[str] = set()
+        self.called: set[str] = set()  # roots of method calls, which may change the object
+        self.imported: set[str] = set()
+        self.star = False
+
+    def _store(self, target: ast.AST) -> None:
+        for node in _targets(target):
+            if isinstance(node, ast.Name):
+                self.bound.add(node.id)
+            else:
+                root = _root(node)
+                if root:
+                    self.changed.add(root)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self._store(target)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._store(node.target)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._store(node.target)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._store(node.target)
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            self._store(target)
+
+    def visit_For(self, node: ast.For) -> None:
+        self._store(node.target)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        if node.optional_vars is not None:
+            self._store(node.optional_vars)
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.bound.add(node.name)
+        self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.bound.add(alias.asname or alias.name.split(".")[0])
+            self.imported.add(alias.asname or alias.name.split(".")[0])
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name == "*":
+                self.star = True
+            else:
+                self.bound.add(alias.asname or alias.name)
+                self.imported.add(alias.asname or alias.name)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.bound.add(node.name)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.bound.add(node.name)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.bound.update(node.names)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Attribute):
+            root = _root(node.func)
+            if root:
+                self.called.add(root)
+        self.generic_visit(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        pass
+
+
+def _reads(stmt: ast.stmt) -> set[str]:
+    """The module-level names a statement reads: at the top level, and from inside its functions and classes.
+
+    A function's parameters and locals are its own; only the names it looks up globally count.
+    """
+    try:
+        table = symtable.symtable(ast.unparse(stmt), "<cell>", "exec")
+    except SyntaxError:
+        return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)} - BUILTINS
+    names = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+
+    def walk(scope: symtable.SymbolTable) -> None:
+        for child in scope.get_children():
+            names.update(s.get_name() for s in child.get_symbols() if s.is_global() and s.is_referenced())
+            walk(child)
+
+    walk(table)
+    return names - BUILTINS
+
+
+def needed_code(sources: list[str], names: set[str]) -> list[str]:
+    """The statements of `sources` (cells, in order) that `names` depend on, as code to run in order."""
+    parsed: list[list[ast.stmt] | None] = []
+    for source in sources:
+        try:
+            parsed.append(ast.parse(_transform(source)).body)
+        except SyntaxError:
+            parsed.append(None)
+    modules: set[str] = set()
+    for body in parsed:
+        for stmt in body or []:
+            effects = _Effects()
+            effects.visit(stmt)
+            modules |= effects.imported
+    needed = set(names)
+    kept: list[str] = []
+    for body in reversed(parsed):
+        if body is None:
+            continue
+        chosen: list[ast.stmt] = []
+        for stmt in reversed(body):
+            effects = _Effects()
+            effects.visit(stmt)
+            if effects.star or (effects.bound | effects.changed | (effects.called - modules)) & needed:
+                chosen.append(stmt)
+                needed |= _reads(stmt)
+        if chosen:
+            kept.append(ast.unparse(ast.Module(body=list(reversed(chosen)), type_ignores=[])))
+    return list(reversed(kept))
