@@ -229,6 +229,11 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         for where, notes in sorted(stats.get("repairs", {}).items()):
             for note in notes:
                 print(f"  repaired {where}: {note}")
+        for where, found in sorted(stats.get("tampering", {}).items()):
+            for entry in found:
+                target = f"item {entry['item']}" if entry.get("item") else "outside any item"
+                print(f"  TAMPERING {where}: {target}: {'; '.join(entry['details'])[:300]}"
+                      + (" (scored 0, flagged for manual grading)" if entry.get("item") else ""))
         for where, items in sorted(stats.get("failures", {}).items()):
             for failure in items:
                 cell = f"cell {failure['cell'] + 1}" if isinstance(failure.get("cell"), int) else "replay"

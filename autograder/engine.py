@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from autograder import gradebook, limits as limits_mod, sandbox, zygote
 
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"
 STATE_DIR = ".autograder"
 STARTUP_TIMEOUT = 180.0
 
@@ -51,9 +51,10 @@ def _course_code_hash() -> str:
     """The code a grade depends on besides the submission: the course package and this engine."""
     import autograder
     import course
+    import instructor
 
     digest = hashlib.sha256(ENGINE_VERSION.encode())
-    for package in (course, autograder):
+    for package in (course, autograder, instructor):
         root = Path(package.__file__).parent
         for path in sorted(root.rglob("*.py")):
             digest.update(str(path.relative_to(root)).encode())
@@ -393,6 +394,7 @@ def grade(
         stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
         stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
         stats["failures"] = {f"{s.student}/{s.assignment}/{n}": r["failures"] for s in submissions for n, r in s.results.items() if r.get("failures")}
+        stats["tampering"] = {f"{s.student}/{s.assignment}/{n}": r["tampering"] for s in submissions for n, r in s.results.items() if r.get("tampering")}
     return results
 
 
@@ -425,7 +427,9 @@ def _finish(course_dir: Path, sub: Submission) -> str:
                 timestamp = parse_utc(stamp.read_text(encoding="utf-8").strip())
             except (ValueError, OverflowError):
                 timestamp = None
-        gradebook.save_autograde(course_dir, sub.assignment, sub.student, notebooks, timestamp=timestamp)
+        tampering = {n: {t["item"]: "; ".join(t["details"])[:1500] for t in r.get("tampering", []) if t.get("item")}
+                     for n, r in sub.results.items()}
+        gradebook.save_autograde(course_dir, sub.assignment, sub.student, notebooks, timestamp=timestamp, tampering=tampering)
     return "; ".join(errors) if errors else "ok"
 
 

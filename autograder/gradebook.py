@@ -120,10 +120,19 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
     }
 
 
-def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None) -> None:
+TAMPER_COMMENT = "Tampering detected by the grader"
+
+
+def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None,
+                   tampering: dict[str, dict[str, str]] | None = None) -> None:
     """Record a graded submission as nbgrader's autograde does (student, submission, then
     SaveAutoGrades per notebook); `notebooks` maps notebook name to the autograded notebook, or None
-    for a notebook that was not handed in (zero on every item)."""
+    for a notebook that was not handed in (zero on every item).
+
+    `tampering` maps a notebook to {item: what was detected}: such an item's test cell scores zero (its
+    output says why) and is marked as needing manual grading, so formgrader lists it for review, and
+    its answer cell gets a comment saying what was detected (shown in formgrader and the feedback).
+    """
     import warnings
 
     from nbgrader import utils
@@ -144,15 +153,48 @@ def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: d
                     grade.needs_manual_grade = False
                 gb.db.commit()
                 continue
+            flagged = (tampering or {}).get(name, {})
             for cell in nb.cells:
+                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+                item = grade_id.removeprefix("test_") if utils.is_grade(cell) and not utils.is_solution(cell) else grade_id
                 if utils.is_grade(cell):
-                    grade = gb.find_grade(cell.metadata["nbgrader"]["grade_id"], name, assignment, student)
+                    grade = gb.find_grade(grade_id, name, assignment, student)
                     grade.auto_score, _ = utils.determine_grade(cell)
                     grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
+                    if item in flagged:
+                        grade.auto_score = 0.0
+                        grade.needs_manual_grade = True
                 if utils.is_solution(cell) or utils.is_task(cell):
-                    comment = gb.find_comment(cell.metadata["nbgrader"]["grade_id"], name, assignment, student)
-                    if cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
+                    comment = gb.find_comment(grade_id, name, assignment, student)
+                    if item in flagged:
+                        comment.auto_comment = f"{TAMPER_COMMENT}: {flagged[item]} This item scores nothing until an instructor has reviewed it."
+                    elif cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
                         comment.auto_comment = "No response."
                     else:
                         comment.auto_comment = None
             gb.db.commit()
+
+
+@dataclass(frozen=True)
+class Flag:
+    assignment: str
+    student: str
+    item: str
+    detail: str
+
+
+def tamper_flags(course_dir: Path, *, assignments: list[str] | None = None) -> list[Flag]:
+    """Every item the grader flagged for tampering (its answer cell's comment), in the gradebook."""
+    flags: list[Flag] = []
+    with Gradebook(db_url(course_dir)) as gb:
+        for assignment in gb.assignments:
+            if assignments and assignment.name not in assignments:
+                continue
+            for submission in assignment.submissions:
+                for notebook in submission.notebooks:
+                    for comment in notebook.comments:
+                        text = comment.auto_comment or ""
+                        if text.startswith(TAMPER_COMMENT):
+                            flags.append(Flag(assignment.name, submission.student.id, comment.cell.name,
+                                              text.removeprefix(TAMPER_COMMENT + ": ")))
+    return sorted(flags, key=lambda f: (f.assignment, f.student, f.item))

@@ -259,6 +259,15 @@ def write_report(course_dir: Path, *, out: Path, assignments: list[str] | None =
             f"<td>{len(s.scores)}</td><td>{e(', '.join(s.flags))}</td><td><ul>{top}</ul></td></tr>"
         )
     times = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in grading_times(course_dir))
+    flagged = gradebook.tamper_flags(course_dir, assignments=assignments)
+    if flagged:
+        review = ("<p>The grader found these submissions interfering with its checks. Each item scored 0 and is "
+                  "marked as needing manual grading in formgrader; the comment on its answer cell says what was found.</p>"
+                  "<table><tr><th>assignment</th><th>student</th><th>item</th><th>what was detected</th></tr>"
+                  + "".join(f"<tr class=flag><td>{e(f.assignment)}</td><td>{e(f.student)}</td><td>{e(f.item)}</td>"
+                            f"<td>{e(f.detail)}</td></tr>" for f in flagged) + "</table>")
+    else:
+        review = "<p>No submission was found interfering with the grader's checks.</p>"
     mastery_rows = "".join(f"<tr><td>{e(c)}</td><td>{100 * v:.0f}%</td></tr>" for c, v in concept_mastery.items())
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Class report</title>
@@ -272,6 +281,7 @@ img {{ max-width: 100%; }}
 </style></head><body>
 <h1>What the class understood</h1>
 <p>{len(totals)} students, {len({s.assignment for s in stats})} assignments, {len(stats)} graded items.</p>
+<h2>Flagged for review</h2>{review}
 <h2>Score distribution</h2><img alt="score distribution" src="{figures['distribution']}">
 <h2>Items: difficulty and discrimination</h2><img alt="item difficulty and discrimination" src="{figures['items']}">
 <p>Discrimination is the correlation between an item's score and the rest of the student's total on

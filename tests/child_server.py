@@ -1,5 +1,7 @@
 """A notebook child for the judge's tests: the grader's runner on an inherited socket, unconfined.
 
+It warms up as the zygote does (so the guard is installed), then serves one channel.
+
     python -m tests.child_server FD
 """
 
@@ -8,8 +10,9 @@ from __future__ import annotations
 import socket
 import sys
 
-from autograder import runner, wire
+from autograder import runner, wire, zygote
 
 if __name__ == "__main__":
+    shell = zygote.warm_up(1)
     channel = wire.Channel(socket.socket(fileno=int(sys.argv[1])))
-    runner.Server(channel, runner.make_shell(), output_chars=64 * 1024).serve()
+    runner.Server(channel, shell, output_chars=64 * 1024).serve()

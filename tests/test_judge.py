@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -75,11 +76,13 @@ class Child:
                                      pass_fds=[theirs.fileno()], cwd=ROOT)
         theirs.close()
         self.channel = wire.Channel(mine)
+        self.deadline = time.monotonic() + 120
+        self.conn = judge.Connection(self.channel, on_death=self.proc.kill, deadline=lambda: self.deadline, key=os.urandom(32))
+        self.channel.send({"op": "arm", "key": self.conn.key.hex()})
+        assert "value" in self.conn.recv(self.deadline)[0]
         self.channel.send({"op": "cell", "source": STUDENT})
-        reply, _ = self.channel.recv(deadline=time.monotonic() + 120)
+        reply, _, _ = self.conn.recv(self.deadline)
         assert reply["status"] == "ok", reply
-        self.deadline = time.monotonic() + 60
-        self.conn = judge.Connection(self.channel, on_death=self.proc.kill, deadline=lambda: self.deadline)
 
     def run(self, source: str, *, timeout: float = 60) -> judge.Verdict:
         self.deadline = time.monotonic() + timeout

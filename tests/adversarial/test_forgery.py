@@ -1,0 +1,71 @@
+"""Forged probe verdicts earn nothing: each forgery's item scores 0, and is flagged for review when it was seen.
+
+One batch holds every case of `forgery.FORGERIES` and an honest classmate per lesson, graded together
+by `autograder grade`. Each forger's other items keep full marks; the honest classmates keep full marks
+and are never flagged.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+
+from autograder import commands, corpus, gradebook, samples, sandbox
+from tests.adversarial.cases import write_case
+from tests.adversarial.forgery import FORGERIES, LESSONS
+from tests.adversarial.harness import LIMITS
+from tests.conftest import copy_course
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(sandbox.missing_mechanisms()), reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms())),
+]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("forgery")
+    course = copy_course(root / "course")
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as handle:
+        handle.write(LIMITS.replace("cell_timeout = 10", "cell_timeout = 30"))
+    commands.release(course, assignments=LESSONS, progress=False)
+    points = {}
+    for lesson in LESSONS:
+        source = nbformat.read(course / "source" / lesson / f"{lesson}.ipynb", as_version=4)
+        release = nbformat.read(course / "release" / lesson / f"{lesson}.ipynb", as_version=4)
+        points[lesson] = corpus.points_of(source)
+        write_case(course / "submitted" / "honest" / lesson, {f"{lesson}.ipynb": samples.answered(source, release, keep=None)})
+        for case in (f for f in FORGERIES if f.lesson == lesson):
+            files: dict[str, object] = {f"{lesson}.ipynb": case.notebook(source, release)}
+            files.update({name: text.encode() for name, text in case.files.items()})
+            write_case(course / "submitted" / case.name / lesson, files)
+    stats: dict = {}
+    results = commands.grade(course, assignments=LESSONS, progress=False, stats=stats)
+    yield {"results": results, "table": gradebook.score_table(course), "flags": gradebook.tamper_flags(course),
+           "points": points, "stats": stats}
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_there_are_enough_forgeries():
+    assert len(FORGERIES) >= 20
+    assert set(LESSONS) >= {"02_dtype", "03_device", "04_numpy", "05_shapes", "06_autograd", "07_training"}
+    assert {f.placement for f in FORGERIES} == {"separate cell", "answer cell", "function body", "import side effect"}
+
+
+@pytest.mark.parametrize("case", FORGERIES, ids=[f.name for f in FORGERIES])
+def test_forgery_earns_nothing(graded, case):
+    assert graded["results"][(case.name, case.lesson)] == "ok"
+    scores = graded["table"][(case.lesson, case.name)]
+    expected = dict(graded["points"][case.lesson], **{f"test_{case.item}": 0.0})
+    assert scores == expected, {k: (expected[k], scores.get(k)) for k in expected if scores.get(k) != expected[k]}
+    flagged = {f.item for f in graded["flags"] if (f.assignment, f.student) == (case.lesson, case.name)}
+    assert flagged == ({case.item} if case.detected else set()), flagged
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_honest_classmates_keep_full_marks_unflagged(graded, lesson):
+    assert graded["table"][(lesson, "honest")] == graded["points"][lesson]
+    assert not [f for f in graded["flags"] if f.student == "honest"]
+    assert not [k for k in graded["stats"].get("tampering", {}) if k.startswith("honest/")]
