@@ -90,13 +90,18 @@ def scan_bundle(course_dir: Path, bundle: Path) -> list[leaks.Leak]:
 
     Each lesson's notebook is scanned for that lesson's secrets as `autograder release` does. The
     other files (the course package above all) must hold no line of any lesson's solution code or
-    quiz key, and no nbgrader region marker. Hidden-test lines are not looked for there: they are
-    calls of the course's own helpers, which the package naturally contains.
+    quiz key, and no nbgrader region marker; the package's code must hold no reference answer
+    (`leaks.scan_package`). Hidden-test lines are not looked for there: they are calls of the course's
+    own helpers, which the package naturally contains.
     """
     found = leaks.scan_release(course_dir, release_dir=bundle / "notebooks")
     solutions: set[str] = set()
+    functions: dict[str, str] = {}
     for nb_path in sorted((course_dir / "source").glob("*/*.ipynb")):
-        solutions |= _solution_lines(nbformat.read(nb_path, as_version=4))
+        source_nb = nbformat.read(nb_path, as_version=4)
+        solutions |= _solution_lines(source_nb)
+        functions.update(leaks.solution_functions(source_nb))
+    found += leaks.scan_package(bundle / PACKAGE_DIR, functions)
     for path in sorted(bundle.rglob("*")):
         if not path.is_file() or path.is_relative_to(bundle / "notebooks"):
             continue

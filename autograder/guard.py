@@ -157,7 +157,7 @@ class SealedSnapshots(_ev.Snapshots):
         if kind is np.ndarray:
             if not _ev.array_plain(value):
                 return {"t": "opaque", "type": "numpy.ndarray"}
-            data = _ev.array_copy(value)
+            data = _ev._array_copy(value)
             buffers.append(_tobytes(data))
             return {"t": "ndarray", "dtype": data.dtype.str, "shape": _list(data.shape), "strides": _list(data.strides),
                     "offset": 0, "buf": _len(buffers) - 1}
@@ -179,7 +179,7 @@ class SealedSnapshots(_ev.Snapshots):
         meta = _ev.tensor_meta(value)
         if not meta["layout_ok"]:
             return {"t": "opaque", "type": "torch.Tensor (not strided)"}
-        data = _ev.tensor_array(value)
+        data = _ev.tensor_bytes(value)
         strides, step = [], 1
         for size in reversed(meta["shape"]):
             strides.append(step)
@@ -189,7 +189,7 @@ class SealedSnapshots(_ev.Snapshots):
                 "device": meta["device"], "requires_grad": meta["requires_grad"], "is_leaf": meta["is_leaf"],
                 "grad_fn": meta["grad_fn"], "grad": None, "buf": None}
         if data is not None:
-            buffers.append(_tobytes(data))
+            buffers.append(data)
             node["buf"] = _len(buffers) - 1
         if meta["is_leaf"]:
             with _off():

@@ -7,7 +7,9 @@ attachments and every metadata field, not just the region markers.
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,4 +111,65 @@ def scan_release(course_dir: Path, assignments: list[str] | None = None, *, rele
                 text = path.read_bytes().decode("utf-8", errors="replace")
                 leaks += [Leak(str(path), "file", s) for s in secrets if s in text]
                 leaks += [Leak(str(path), "file", m) for m in MARKERS if m in text]
+    return leaks
+
+
+REFERENCE_NAMES = re.compile(r"^(expected|reference|solution|solve)")
+
+
+def _normalised_body(func: ast.FunctionDef) -> str:
+    """A function's body with names, docstring and argument names abstracted away, for comparing code."""
+    body = func.body[1:] if func.body and isinstance(func.body[0], ast.Expr) and isinstance(getattr(func.body[0], "value", None), ast.Constant) else func.body
+    args = {a.arg: f"_a{i}" for i, a in enumerate(func.args.posonlyargs + func.args.args + func.args.kwonlyargs)}
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.copy_location(ast.Name(id=args.get(node.id, node.id), ctx=node.ctx), node)
+
+    module = ast.Module(body=[Rename().visit(ast.parse(ast.unparse(stmt)).body[0]) for stmt in body], type_ignores=[])
+    return ast.dump(module, annotate_fields=False)
+
+
+def solution_functions(source_nb: nbformat.NotebookNode) -> dict[str, str]:
+    """{item: normalised body} of every function an answer cell defines in the instructor's solution."""
+    found = {}
+    for cell in source_nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not meta.get("solution") or cell.cell_type != "code":
+            continue
+        text = "\n".join(line for line in cell.source.splitlines() if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == meta.get("grade_id"):
+                found[node.name] = _normalised_body(node)
+    return found
+
+
+def scan_package(package: Path, solutions: dict[str, str]) -> list[Leak]:
+    """Code in a package shipped to students that looks like a reference answer.
+
+    A function named like one (expected_*, reference*, solution*, solve*), any import of the
+    instructor's `instructor` package, and any function whose body is a graded item's solution with
+    only its names changed.
+    """
+    leaks: list[Leak] = []
+    bodies = {body: item for item, body in solutions.items()}
+    for path in sorted(package.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if REFERENCE_NAMES.match(node.name):
+                    leaks.append(Leak(str(path), f"line {node.lineno}", f"def {node.name}: a function named like a reference answer"))
+                if isinstance(node, ast.FunctionDef) and _normalised_body(node) in bodies:
+                    leaks.append(Leak(str(path), f"line {node.lineno}", f"def {node.name}: the solution of {bodies[_normalised_body(node)]}"))
+            elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "instructor" for a in node.names):
+                leaks.append(Leak(str(path), f"line {node.lineno}", "imports the instructor's references"))
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "instructor":
+                leaks.append(Leak(str(path), f"line {node.lineno}", "imports the instructor's references"))
     return leaks

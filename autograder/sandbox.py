@@ -199,6 +199,36 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/opt/conda", "/dev/urandom", "/dev/random", "/dev/zero",
                "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/sys/vm/overcommit_memory", "/sys/devices/system/cpu")
 TRUSTED_PACKAGES = ("course", "autograder")
+HIDDEN_PACKAGES = ("instructor",)  # the instructor's references: never readable by student code, wherever installed
+
+
+def hidden_paths() -> list[Path]:
+    """Where the hidden packages are installed (a folder of the course, or inside site-packages)."""
+    found: list[Path] = []
+    for name in HIDDEN_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        for entry in (spec.submodule_search_locations or []) if spec else []:
+            for path in (Path(entry), Path(os.path.realpath(entry))):
+                if path.exists() and path not in found:
+                    found.append(path)
+    return found
+
+
+def _without_hidden(paths: list[Path], hidden: list[Path]) -> list[Path]:
+    """`paths` with every folder that holds a hidden path replaced by its other entries (Landlock only allows)."""
+    out: list[Path] = []
+    for path in paths:
+        inside = [h for h in hidden if h != path and h.is_relative_to(path)]
+        if any(path.is_relative_to(h) for h in hidden):
+            continue
+        if not inside or not path.is_dir():
+            out.append(path)
+            continue
+        out += _without_hidden(sorted(path.iterdir()), hidden)
+    return out
 
 
 def python_paths() -> list[Path]:
@@ -227,7 +257,7 @@ def python_paths() -> list[Path]:
 def read_only_paths(extra: tuple[Path, ...] = ()) -> list[Path]:
     paths = python_paths() + [Path(p) for p in SYSTEM_READ] + [Path("/etc") / name for name in ETC_FILES]
     paths += [Path("/proc/self")] + list(extra)
-    return [p for p in paths if os.path.lexists(p)]
+    return _without_hidden([p for p in paths if os.path.lexists(p)], hidden_paths())
 
 
 # ---------------------------------------------------------------- capabilities
@@ -535,6 +565,9 @@ def wrap_zygote(argv: list[str], *, course_dir: Path) -> list[str]:
             continue
         bound.append(path)
         args += ["--ro-bind", str(path), str(path)]
+    for hidden in hidden_paths():
+        if any(hidden.is_relative_to(b) for b in bound):
+            args += ["--tmpfs", str(hidden)]
     if _privileged():
         # The zygote keeps what confine() needs to give each worker its own uid and namespaces.
         for cap in ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_CHOWN", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_KILL"):

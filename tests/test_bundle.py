@@ -102,6 +102,22 @@ def test_the_scan_finds_a_source_notebook_or_solution_line_put_in_the_bundle(bui
     assert any(f.path.endswith("checks.py") and f.text == solution for f in found)
 
 
+def test_the_scan_finds_reference_code_put_in_the_package(built, tmp_path):
+    """A renamed solution, a function named like a reference, an import of the instructor's references."""
+    leaky = bundle.assemble(ROOT, out=tmp_path / "leaky")
+    (leaky / "course-package" / "course" / "helpers.py").write_text(
+        "def how_many_dims(tensor):\n    \"\"\"Not a hint at all.\"\"\"\n    return tensor.dim()\n\n\n"
+        "def expected_loss(seed):\n    return 0.0\n\n\nfrom instructor.training import expected_accuracy\n")
+    found = {f.text for f in bundle.scan_bundle(ROOT, leaky) if f.path.endswith("helpers.py")}
+    assert found == {"def how_many_dims: the solution of tensor_rank", "def expected_loss: a function named like a reference answer",
+                     "imports the instructor's references"}
+
+
+def test_the_instructor_references_are_not_in_the_bundle(built):
+    assert not list(built.rglob("instructor"))
+    assert not [p for p in built.rglob("*.py") if re.search(r"^\s*(from|import) instructor\b", p.read_text(encoding="utf-8"), re.M)]
+
+
 def test_write_bundle_refuses_a_leaking_release(tmp_path):
     lesson = LESSONS[0]
     course = _one_lesson_course(tmp_path, lesson)

@@ -204,6 +204,37 @@ def test_open_by_handle_cannot_bypass_paths(tmp_path, course_dir):
     assert out in ("Permission denied", "Operation not permitted", "no handle")
 
 
+def _read_references() -> dict:
+    import importlib
+
+    def load() -> None:
+        importlib.invalidate_caches()
+        importlib.import_module("instructor.training")
+
+    return {"import": attempt(load), "read": attempt(lambda: open(os.path.join(REFERENCES, "training.py")).read())}
+
+
+REFERENCES = str(sandbox.hidden_paths()[0]) if sandbox.hidden_paths() else ""
+
+
+@needs["landlock"]
+def test_the_instructor_references_are_unreadable(tmp_path):
+    """Hidden tests' references live outside what the sandbox may read, however the project is installed."""
+    assert REFERENCES, "the instructor package is not installed"
+    out, _ = run_confined(tmp_path, _read_references)
+    assert out["read"] == "PermissionError" and out["import"] in ("PermissionError", "ModuleNotFoundError", "ImportError"), out
+    control, _ = run_confined(tmp_path, _read_references, off={"landlock"})
+    assert control == {"import": "ok", "read": "ok"}
+
+
+def test_hidden_packages_are_cut_out_of_site_packages(tmp_path):
+    site = tmp_path / "site-packages"
+    for name in ("numpy", "instructor", "course", "tensor_course-0.1.0.dist-info"):
+        (site / name).mkdir(parents=True)
+    kept = sandbox._without_hidden([site, tmp_path / "elsewhere"], [site / "instructor"])
+    assert sorted(p.name for p in kept) == ["course", "elsewhere", "numpy", "tensor_course-0.1.0.dist-info"]
+
+
 # ---------------------------------------------------------------- allowed work
 
 

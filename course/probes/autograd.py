@@ -137,11 +137,10 @@ def predict_probe(
 
 
 def _predict_model(seed: int, in_features: int, out_features: int, hidden: int, x: torch.Tensor, preset_grads: bool) -> nn.Module:
-    model = build_model(seed, in_features, out_features, hidden, device=x.device, dtype=x.dtype)
-    if preset_grads:
-        for p in model.parameters():
-            p.grad = torch.full_like(p, 0.25)
-    return model
+    built = build_model(seed, in_features, out_features, hidden, device=x.device, dtype=x.dtype)
+    for p in built.parameters() if preset_grads else ():
+        p.grad = torch.full_like(p, 0.25)
+    return built
 
 
 def _values(tensors: list) -> list:

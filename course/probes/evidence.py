@@ -90,8 +90,9 @@ def _qualname_of(value: Any, *, _type=type, _qualname=_TYPE_QUALNAME) -> str:
     return _qualname(_type(value))
 
 
-def tensor_array(t: Any, *, _TB=_TB, _off=torch._C.DisableTorchFunction, _copy=np.ndarray.copy, _needs=_NP_NEEDS_VIEW) -> np.ndarray | None:
-    """A C-contiguous NumPy copy of an exact tensor's values (None for meta tensors).
+def tensor_bytes(t: Any, *, _TB=_TB, _off=torch._C.DisableTorchFunction, _copy=np.ndarray.copy, _tobytes=np.ndarray.tobytes,
+                 _needs=_NP_NEEDS_VIEW) -> bytes | None:
+    """An exact tensor's values as C-ordered bytes (None for meta tensors), read without dispatch where possible.
 
     CPU values are read through `TensorBase.data` and `TensorBase.numpy`, which share the tensor's
     memory without going through the dispatcher; CUDA values are copied to the CPU first (a dispatched
@@ -110,10 +111,10 @@ def tensor_array(t: Any, *, _TB=_TB, _off=torch._C.DisableTorchFunction, _copy=n
             data = _TB.view(data, _needs[dtype])
         if _TB.is_conj(data) or _TB.is_neg(data):
             data = _TB.resolve_neg(_TB.resolve_conj(data))
-        return _copy(_TB.numpy(data), order="C")
+        return _tobytes(_copy(_TB.numpy(data), order="C"))
 
 
-def array_copy(a: Any, *, _copy=np.ndarray.copy) -> np.ndarray:
+def _array_copy(a: Any, *, _copy=np.ndarray.copy) -> np.ndarray:
     return _copy(a, order="C")
 
 
@@ -182,7 +183,7 @@ class Snapshots:
                 return Opaque("dict")
             return {k: self.snap(v, depth + 1) for k, v in value.items()}
         if kind is np.ndarray:
-            return array_copy(value) if array_plain(value) else Opaque(f"numpy array of {value.dtype}")
+            return _array_copy(value) if array_plain(value) else Opaque(f"numpy array of {value.dtype}")
         if kind in NUMPY_SCALARS:
             return value
         if kind is torch.Size:
@@ -220,7 +221,7 @@ class Snapshots:
         """
         if type(target) is not np.ndarray or not array_plain(target) or not target.flags.writeable or target.size == 0:
             return None
-        saved = array_copy(target)
+        saved = _array_copy(target)
         pattern = _not(saved) if saved.dtype.kind == "b" else saved + saved.dtype.type(1)
         _setitem(target, Ellipsis, pattern)
         return saved
@@ -233,16 +234,16 @@ class Snapshots:
         """A BLAKE2b digest of an exact tensor's or array's dtype, shape and values (None for anything else)."""
         if _exact(value, TENSOR_TYPES):
             meta = tensor_meta(value)
-            data = tensor_array(value)
+            data = tensor_bytes(value)
             head = f"{meta['dtype']}{meta['shape']}"
         elif type(value) is np.ndarray and array_plain(value):
-            data = array_copy(value)
+            data = _tobytes(_array_copy(value))
             head = f"{value.dtype.str}{value.shape}"
         else:
             return None
         h = _blake(head.encode(), digest_size=16)
         if data is not None:
-            h.update(_tobytes(data))
+            h.update(data)
         return h.hexdigest()
 
     def type_name(self, value: Any) -> str:
