@@ -11,6 +11,7 @@ import shutil
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 
 from autograder import commands, corpus, gradebook, samples, sandbox
 from tests.adversarial.cases import write_case
@@ -43,8 +44,13 @@ def graded(tmp_path_factory):
             write_case(course / "submitted" / case.name / lesson, files)
     stats: dict = {}
     results = commands.grade(course, assignments=LESSONS, progress=False, stats=stats)
+    flagged = next(f for f in FORGERIES if f.detected)
+    commands.feedback(course, assignments=[flagged.lesson], student=flagged.name)
+    feedback = next((course / "feedback" / flagged.name / flagged.lesson).glob("*.html")).read_text(encoding="utf-8")
+    with Gradebook(gradebook.db_url(course)) as gb:
+        manual = {(s.assignment.name, s.student.id): s.needs_manual_grade for a in gb.assignments for s in a.submissions}
     yield {"results": results, "table": gradebook.score_table(course), "flags": gradebook.tamper_flags(course),
-           "points": points, "stats": stats}
+           "points": points, "stats": stats, "manual": manual, "feedback": (flagged, feedback)}
     shutil.rmtree(root, ignore_errors=True)
 
 
@@ -62,10 +68,17 @@ def test_forgery_earns_nothing(graded, case):
     assert scores == expected, {k: (expected[k], scores.get(k)) for k in expected if scores.get(k) != expected[k]}
     flagged = {f.item for f in graded["flags"] if (f.assignment, f.student) == (case.lesson, case.name)}
     assert flagged == ({case.item} if case.detected else set()), flagged
+    assert graded["manual"][(case.lesson, case.name)] is case.detected, "formgrader lists exactly the flagged submissions"
+
+
+def test_the_feedback_says_what_was_detected(graded):
+    case, html = graded["feedback"]
+    assert gradebook.TAMPER_COMMENT in html and "TamperingDetected" in html
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_honest_classmates_keep_full_marks_unflagged(graded, lesson):
     assert graded["table"][(lesson, "honest")] == graded["points"][lesson]
+    assert graded["manual"][(lesson, "honest")] is False
     assert not [f for f in graded["flags"] if f.student == "honest"]
     assert not [k for k in graded["stats"].get("tampering", {}) if k.startswith("honest/")]
