@@ -169,6 +169,19 @@ def check_raises(
     raise AssertionError("unreachable")
 
 
+def check_runs(func: Callable[..., Any], *args: Any, what: str, **kwargs: Any) -> Any:
+    """`func(*args, **kwargs)`'s result; if it raises, a failure that names the input it raised on.
+
+    Hidden tests show the student only the failure message, so a bare exception from their code
+    would not say which of many inputs broke it.
+    """
+    try:
+        return func(*args, **kwargs)
+    except Exception as exc:
+        fail(f"Expected {what} to work, but it raised {type(exc).__name__}: {exc}")
+    raise AssertionError("unreachable")
+
+
 def check_float(found: Any, expected: float, *, what: str = "the result", tol: float = 1e-5) -> None:
     """A plain Python float (not a tensor, not a NumPy scalar) close to `expected`."""
     if type(found) is not float:

@@ -20,7 +20,7 @@
 import torch
 
 from course.device import describe_setup
-from course.pictures.shapes import broadcast_alignment, memory_order
+from course.pictures.shapes import broadcast_alignment, memory_order, patch_grid
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(describe_setup(device))
@@ -100,8 +100,8 @@ print("stride", fixed.stride(), "contiguous:", fixed.is_contiguous(), "same memo
 #
 # - `x.view(shape)` **never copies**. It only works when the new shape can be described with new
 #   strides over the existing memory; otherwise it raises a `RuntimeError`.
-# - `x.reshape(shape)` returns a view when it can, and a copy when it must. It always works (when
-#   the sizes add up).
+# - `x.reshape(shape)` returns a view when it can, and a copy when it must. It works whenever the
+#   sizes add up (mind one trap with `-1`, below).
 
 # %%
 grid = torch.arange(12, device=device).reshape(3, 4)
@@ -165,14 +165,15 @@ check_tensor(flatten_images(x_channels_last), torch.arange(24).reshape(2, 12),
              what="flatten_images of a (2, 3, 2, 2) batch stored channels-last (not contiguous)")
 passed("flatten_images")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_true
+from course.checks import check_runs, check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 
 for dev in test_devices():
     g = torch.Generator().manual_seed(5)
     watched = torch.randn(2, 4, 3, 3, generator=g).to(dev).permute(0, 3, 1, 2)
-    result, changed = call_watching_inputs(flatten_images, watched)
+    result, changed = check_runs(call_watching_inputs, flatten_images, watched,
+                                 what=f"flatten_images of a (2, 3, 4, 3) batch made by permute on {dev}")
     check_true(changed == [], f"Expected flatten_images to leave its input batch unchanged (measured in your process), but it changed it on {dev}.")
     permuted = torch.randn(3, 5, 7, 2, generator=g).to(dev).permute(0, 3, 1, 2)
     swapped = torch.randn(2, 3, 5, 4, generator=g).to(dev).transpose(2, 3)
@@ -192,7 +193,8 @@ for dev in test_devices():
         ("a batch that requires grad", tracked, tracked.detach().contiguous().view(2, 48)),
     ]
     for label, batch, expected in cases:
-        check_tensor(flatten_images(batch), expected, what=f"flatten_images of {label} on {dev}")
+        what = f"flatten_images of {label} on {dev}"
+        check_tensor(check_runs(flatten_images, batch, what=what), expected, what=what)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -260,7 +262,9 @@ print("reshape:", wrong[0, 1, 2].tolist(), " permute:", last[0, 1, 2].tolist())
 # ### Your turn: `to_channels_last`
 #
 # Turn `(B, C, H, W)` into `(B, H, W, C)` so that `out[b, h, w, c] == x[b, c, h, w]`: each pixel
-# ends up holding its channel values together. Images are not always square.
+# ends up holding its channel values together. Images are not always square. It must work for any
+# batch size (`B = 0` included), any number of channels, any dtype (which it keeps), batches that
+# are not contiguous and batches that require grad, and leave `x` unchanged.
 
 # %% answer to_channels_last
 def to_channels_last(x):
@@ -281,14 +285,15 @@ check_shape(tuple(to_channels_last(torch.zeros(2, 3, 4, 5)).shape), (2, 4, 5, 3)
             what="the shape of to_channels_last for a (2, 3, 4, 5) batch (H=4, W=5)")
 passed("to_channels_last")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_true
+from course.checks import check_runs, check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 
 for dev in test_devices():
     g = torch.Generator().manual_seed(7)
     watched = torch.randn(2, 3, 4, 5, generator=g).to(dev)
-    result, changed = call_watching_inputs(to_channels_last, watched)
+    result, changed = check_runs(call_watching_inputs, to_channels_last, watched,
+                                 what=f"to_channels_last of a (2, 3, 4, 5) batch on {dev}")
     check_true(changed == [], f"Expected to_channels_last to leave its input batch unchanged (measured in your process), but it changed it on {dev}.")
     x = torch.randn(2, 3, 4, 5, generator=g).to(dev)
     odd = torch.randn(3, 2, 7, 5, generator=g).to(dev)
@@ -308,7 +313,108 @@ for dev in test_devices():
     ]
     for label, batch in cases:
         expected = batch.detach().permute(0, 2, 3, 1).clone()
-        check_tensor(to_channels_last(batch), expected, what=f"to_channels_last of {label} on {dev}")
+        what = f"to_channels_last of {label} on {dev}"
+        check_tensor(check_runs(to_channels_last, batch, what=what), expected, what=what)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Practice: cutting images into patches
+#
+# A vision transformer reads an image as a sequence of small square patches, each flattened into one
+# row of numbers. Getting there takes the moves of this lesson one after another:
+#
+# 1. **split** each spatial dimension in two with `reshape`: the height `H` becomes `H // p` patch
+#    rows of `p` pixels each, and the width likewise;
+# 2. **move** dimensions with `permute`, so that the two patch indices come right after the batch,
+#    and everything that belongs to one patch (its channel, row and column inside the patch) comes
+#    last, in that order;
+# 3. **merge** with `reshape` again: the two patch indices into one, the rest into one row.
+#
+# The picture numbers the pixels of a 4x6 one-channel image and its 2x2 patches. Patch 1, for
+# example, should become the row `2, 3, 8, 9`.
+
+# %%
+patch_grid(4, 6, 2)
+
+# %%
+img = torch.arange(24, device=device).reshape(1, 1, 4, 6)    # (B, C, H, W) = (1, 1, 4, 6); patches of p = 2
+split = img.reshape(1, 1, 2, 2, 3, 2)                        # (B, C, H // p, p, W // p, p)
+print(split[0, 0, 0, :, 1, :].tolist(), "<- patch row 0, patch column 1: patch 1")
+print(img.reshape(1, 6, 4)[0, 1].tolist(), "<- a plain reshape to (1, 6, 4) gives row 1 = the wrong pixels")
+
+# %% [markdown]
+# **Try it.** In which order must `permute` put the six dimensions of `split`? After it, why does the
+# last step need `reshape` rather than `view`?
+#
+# ### Your turn: `image_patches`
+#
+# For a batch `x` of shape `(B, C, H, W)` and a patch size `p` that divides both `H` and `W`, return
+# the tensor of shape `(B, L, C*p*p)` with `L = (H // p) * (W // p)`. Patches are numbered row by
+# row: patch `i * (W // p) + j` of image `b` is the block in patch row `i` and patch column `j`,
+# `x[b, :, i*p:(i+1)*p, j*p:(j+1)*p]`, and its row holds that block's values in row-major order (all
+# of channel 0, then channel 1, ...). It must work for float32 and float64 batches (the dtype is
+# kept) on any device, for batches that are not contiguous and batches that require grad, for
+# `p = 1` and for `p` equal to both `H` and `W`, for images that are not square, and for an empty
+# batch (`B = 0`); `x` stays unchanged.
+
+# %% answer image_patches
+def image_patches(x, p):
+    """(B, C, H, W) to (B, (H//p)*(W//p), C*p*p): each image's p x p patches, row by row, each flattened."""
+    ### BEGIN SOLUTION
+    B, C, H, W = x.shape
+    patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 1, 3, 5)
+    return patches.reshape(B, (H // p) * (W // p), C * p * p)
+    ### END SOLUTION
+
+# %% test image_patches points=2
+import torch
+from course.checks import check_tensor, passed
+
+x = torch.arange(24.0).reshape(1, 1, 4, 6)  # the image in the picture
+expected = torch.tensor([[[0.0, 1, 6, 7], [2, 3, 8, 9], [4, 5, 10, 11],
+                          [12, 13, 18, 19], [14, 15, 20, 21], [16, 17, 22, 23]]])  # (1, 6, 4): one row per patch
+check_tensor(image_patches(x, 2), expected, what="image_patches of the 4x6 image in the picture, p=2")
+two = torch.arange(8.0).reshape(1, 2, 2, 2)  # two channels, 2x2 pixels: one patch when p=2
+check_tensor(image_patches(two, 2), torch.arange(8.0).reshape(1, 1, 8),
+             what="image_patches of a two-channel 2x2 image, p=2 (one patch: all of channel 0, then channel 1)")
+passed("image_patches")
+### BEGIN HIDDEN TESTS
+from course.checks import check_runs, check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+
+def patches_by_loop(x, p):
+    B, C, H, W = x.shape
+    out = torch.zeros(B, (H // p) * (W // p), C * p * p, dtype=x.dtype, device=x.device)
+    for b in range(B):
+        for i in range(H // p):
+            for j in range(W // p):
+                out[b, i * (W // p) + j] = x[b, :, i * p:(i + 1) * p, j * p:(j + 1) * p].reshape(-1)
+    return out
+
+
+for dev in test_devices():
+    g = torch.Generator().manual_seed(17)
+    watched = torch.randn(2, 3, 4, 6, generator=g).to(dev)
+    result, changed = check_runs(call_watching_inputs, image_patches, watched, 2, what=f"image_patches of a (2, 3, 4, 6) batch, p=2, on {dev}")
+    check_true(changed == [], f"Expected image_patches to leave x unchanged (measured in your process), but it changed it on {dev}.")
+    cases = [
+        ("a (2, 3, 8, 12) batch, p=4", torch.randn(2, 3, 8, 12, generator=g).to(dev), 4),
+        ("a (3, 2, 6, 4) batch, p=2", torch.randn(3, 2, 6, 4, generator=g).to(dev), 2),
+        ("a (2, 3, 3, 5) batch, p=1 (every pixel a patch)", torch.randn(2, 3, 3, 5, generator=g).to(dev), 1),
+        ("a (2, 3, 4, 4) batch, p=4 (the whole image one patch)", torch.randn(2, 3, 4, 4, generator=g).to(dev), 4),
+        ("a (2, 3, 8, 6) batch made by permute (not contiguous), p=2",
+         torch.randn(2, 8, 6, 3, generator=g).to(dev).permute(0, 3, 1, 2), 2),
+        ("a (2, 3, 4, 6) batch stored channels-last (not contiguous), p=2",
+         torch.randn(2, 3, 4, 6, generator=g).to(dev).to(memory_format=torch.channels_last), 2),
+        ("a float64 (1, 2, 6, 6) batch, p=3 (dtype kept)", torch.randn(1, 2, 6, 6, generator=g, dtype=torch.float64).to(dev), 3),
+        ("an empty batch (0, 3, 4, 4), p=2", torch.zeros(0, 3, 4, 4, device=dev), 2),
+        ("a (2, 3, 4, 4) batch that requires grad, p=2", torch.randn(2, 3, 4, 4, generator=g).to(dev).requires_grad_(), 2),
+    ]
+    for label, x, p in cases:
+        what = f"image_patches of {label} on {dev}"
+        check_tensor(check_runs(image_patches, x, p, what=what), patches_by_loop(x.detach(), p), what=what)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -417,8 +523,9 @@ passed("answer_broadcast_shape", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_broadcast_shape, (3, 4), name="answer_broadcast_shape",
-          why="Lined up from the right, the columns are (1, 4) and (3, 1): in each one a size 1 stretches to the "
-              "other size, so the result is (3, 4), every row value paired with every column value.")
+          why="Lined up from the right, the last column pairs 1 with 4 and the first pairs 3 with 1: in each a "
+              "size 1 stretches to the other size, so the result is (3, 4), every row value paired with every "
+              "column value.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -474,8 +581,10 @@ print(table.sum(dim=0, keepdim=True))
 # %% [markdown]
 # ### Your turn: `center_rows`
 #
-# For a 2D tensor, subtract from each row that row's own mean, so that every row of the result has
-# mean 0. Do not change `x` itself (no in-place `-=`).
+# For a 2D float tensor, subtract from each row that row's own mean, so that every row of the result
+# has mean 0. It must work for any number of rows and columns, a tensor with no rows (`(0, D)`)
+# included, for float32 and float64, and for a tensor that is not contiguous. Do not change `x`
+# itself (no in-place `-=`).
 
 # %% answer center_rows
 def center_rows(x):
@@ -496,14 +605,14 @@ check_tensor(center_rows(wide), torch.tensor([[-1.0, 0.0, 1.0], [-10.0, 0.0, 10.
              what="center_rows of [[1, 2, 3], [10, 20, 30]] (row means 2 and 20)")
 passed("center_rows")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_true
+from course.checks import check_runs, check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 
 for dev in test_devices():
     g = torch.Generator().manual_seed(11)
     watched = (torch.randn(4, 6, generator=g) * 3 + 2).to(dev)
-    result, changed = call_watching_inputs(center_rows, watched)
+    result, changed = check_runs(call_watching_inputs, center_rows, watched, what=f"center_rows of a (4, 6) tensor on {dev}")
     check_true(changed == [], f"Expected center_rows to leave x unchanged (measured in your process), but it changed x on {dev}: "
                               "compute a new tensor instead of subtracting in place.")
     cases = [
@@ -519,7 +628,8 @@ for dev in test_devices():
     for label, x in cases:
         exact = x.detach().double()
         expected = (exact - exact.mean(dim=1, keepdim=True)).to(x.dtype)
-        check_tensor(center_rows(x), expected, what=f"center_rows of {label} on {dev}", dtype=False,
+        what = f"center_rows of {label} on {dev}"
+        check_tensor(check_runs(center_rows, x, what=what), expected, what=what, dtype=False,
                      atol=1e-9 if x.dtype == torch.float64 else 1e-5)
 ### END HIDDEN TESTS
 
@@ -551,14 +661,15 @@ check_tensor(normalize_channels(x), expected, what="normalize_channels of a (1, 
 check_tensor(normalize_channels(x.double()), expected.double(), what="normalize_channels of the same batch in float64 (dtype kept)", atol=1e-4)
 passed("normalize_channels")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_true
+from course.checks import check_runs, check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 
 for dev in test_devices():
     g = torch.Generator().manual_seed(3)
     watched = (torch.randn(2, 3, 4, 4, generator=g) * 2 + 1).to(dev)
-    result, changed = call_watching_inputs(normalize_channels, watched)
+    result, changed = check_runs(call_watching_inputs, normalize_channels, watched,
+                                 what=f"normalize_channels of a (2, 3, 4, 4) batch on {dev}")
     check_true(changed == [], f"Expected normalize_channels to leave x unchanged (measured in your process), but it changed x on {dev}: "
                               "compute a new tensor instead of subtracting or dividing in place.")
     scale = torch.tensor([1.0, 5.0, 1e-3]).view(1, 3, 1, 1)
@@ -579,7 +690,8 @@ for dev in test_devices():
         std = exact.std(dim=(0, 2, 3), keepdim=True, correction=0)
         expected = ((exact - mean) / (std + 1e-5)).to(x.dtype)
         tolerance = 1e-9 if x.dtype == torch.float64 else 1e-4
-        check_tensor(normalize_channels(x), expected, what=f"normalize_channels of {label} on {dev}", atol=tolerance, rtol=tolerance)
+        what = f"normalize_channels of {label} on {dev}"
+        check_tensor(check_runs(normalize_channels, x, what=what), expected, what=what, atol=tolerance, rtol=tolerance)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -629,7 +741,8 @@ print((difference * difference).sum(dim=-1))            # squared distances, (2,
 # For `a` of shape `(N, D)` and `b` of shape `(M, D)`, return the `(N, M)` tensor whose entry
 # `[i, j]` is the Euclidean distance between `a[i]` and `b[j]`. Use tensor operations, not Python
 # loops. Your result must agree with `torch.cdist(a, b)` to within 1e-4, for `N` and `M` that may
-# differ, be 1, or be 0, and for points that coincide (distance exactly 0).
+# differ, be 1, or be 0, for points that coincide (distance exactly 0), for inputs that are not
+# contiguous, and for float32 and float64 points (the result keeps their dtype and device).
 
 # %% answer pairwise_distances
 def pairwise_distances(a, b):
@@ -648,7 +761,7 @@ check_tensor(pairwise_distances(a, b), torch.tensor([[0.0, 10.0, 3.0], [5.0, 5.0
              what="pairwise_distances of 2 points and 3 points in 2D", atol=1e-4)
 passed("pairwise_distances")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_true
+from course.checks import check_runs, check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 
@@ -656,7 +769,8 @@ for dev in test_devices():
     g = torch.Generator().manual_seed(13)
     watched_a = torch.randn(5, 3, generator=g).to(dev)
     watched_b = torch.randn(4, 3, generator=g).to(dev)
-    result, changed = call_watching_inputs(pairwise_distances, watched_a, watched_b)
+    result, changed = check_runs(call_watching_inputs, pairwise_distances, watched_a, watched_b,
+                                 what=f"pairwise_distances of 5 and 4 points in 3D on {dev}")
     check_true(changed == [], f"Expected pairwise_distances to leave a and b unchanged (measured in your process), but it changed {changed} on {dev}.")
     points = (torch.randn(30, 5, generator=g, dtype=torch.float64) * 10).to(dev)
     cases = [
@@ -671,13 +785,105 @@ for dev in test_devices():
     for label, a, b in cases:
         exact = torch.cdist(a.detach().cpu().double(), b.detach().cpu().double(), compute_mode="donot_use_mm_for_euclid_dist")
         expected = exact.to(dtype=a.dtype, device=a.device)
-        check_tensor(pairwise_distances(a, b), expected, what=f"pairwise_distances of {label} on {dev}", atol=1e-4, rtol=0)
+        what = f"pairwise_distances of {label} on {dev}"
+        check_tensor(check_runs(pairwise_distances, a, b, what=what), expected, what=what, atol=1e-4, rtol=0)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Practice: a silent broadcasting bug
+#
+# A layer with one output, such as `x @ w` with `w` of shape `(D, 1)`, gives one prediction per
+# example as a column: shape `(N, 1)`. Targets usually arrive as a plain vector: shape `(N,)`.
+# Subtract them, and broadcasting lines the shapes up from the right: `(N, 1)` against `(N,)` gives
+# `(N, N)`, every prediction minus every target. Nothing raises, the mean of that matrix is a
+# number, and a model trained on it learns the wrong thing.
+
+# %%
+features = torch.tensor([[1.0], [2.0], [3.0]], device=device)   # (3, 1): three examples, one feature
+w = torch.tensor([[2.0]], device=device)                          # (1, 1)
+pred = features @ w                                               # (3, 1): 2, 4, 6
+target = torch.tensor([2.0, 4.0, 6.0], device=device)             # (3,): every prediction is exact
+print(tuple((pred - target).shape), "<- (3, 1) - (3,) broadcasts to (3, 3)")
+print("buggy loss:", ((pred - target) ** 2).mean().item(), "<- should be 0: every prediction is exact")
+print("with equal shapes:", ((pred.reshape(-1) - target) ** 2).mean().item())
+
+# %% [markdown]
+# `torch.nn.functional.mse_loss(pred, target)` does no better: it warns that the two sizes differ,
+# then broadcasts anyway. The cure is to give both tensors the same shape before subtracting, and to
+# print `tuple(diff.shape)` whenever a loss looks odd.
+#
+# ### Your turn: `mean_squared_error`
+#
+# This loss has the bug above:
+#
+# ```python
+# def mean_squared_error(pred, target):
+#     return ((pred - target) ** 2).mean()
+# ```
+#
+# Fix it. `pred` and `target` hold one number per example for the same `N >= 1` examples, and each
+# of them may come as `(N,)` or as `(N, 1)`, in any of the four combinations. Return the mean over
+# the examples of `(pred[i] - target[i]) ** 2` as a 0-d tensor (not a Python float: a loss stays a
+# tensor so that `.backward()` can run on it), in the dtype of `pred` and `target` (float32 or
+# float64, the same for both) and on their device. Leave both unchanged; `pred` may require grad
+# and may be a column sliced out of a wider tensor (not contiguous).
+
+# %% answer mean_squared_error
+def mean_squared_error(pred, target):
+    """The mean over N examples of (pred[i] - target[i]) ** 2, whether each input is (N,) or (N, 1)."""
+    ### BEGIN SOLUTION
+    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).mean()
+    ### END SOLUTION
+
+# %% test mean_squared_error points=2
+import torch
+from course.checks import check_tensor, passed
+
+pred = torch.tensor([[2.0], [4.0], [6.0]])  # (3, 1), as a layer with one output gives it
+target = torch.tensor([1.0, 4.0, 8.0])      # (3,): squared errors 1, 0, 4
+check_tensor(mean_squared_error(pred, target), torch.tensor(5 / 3),
+             what="mean_squared_error of pred (3, 1) [[2], [4], [6]] and target (3,) [1, 4, 8]")
+check_tensor(mean_squared_error(pred.reshape(3), target), torch.tensor(5 / 3),
+             what="mean_squared_error of pred (3,) [2, 4, 6] and target (3,) [1, 4, 8]")
+passed("mean_squared_error")
+### BEGIN HIDDEN TESTS
+from course.checks import check_runs, check_true
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+for dev in test_devices():
+    g = torch.Generator().manual_seed(19)
+    column = torch.randn(5, 1, generator=g).to(dev)
+    vector = torch.randn(5, generator=g).to(dev)
+    watched = (torch.randn(4, 1, generator=g).to(dev), torch.randn(4, generator=g).to(dev))
+    result, changed = check_runs(call_watching_inputs, mean_squared_error, *watched,
+                                 what=f"mean_squared_error of pred (4, 1) and target (4,) on {dev}")
+    check_true(changed == [], f"Expected mean_squared_error to leave pred and target unchanged (measured in your process), but it changed {changed} on {dev}.")
+    wide = torch.randn(6, 3, generator=g).to(dev)
+    leaf = torch.randn(4, 1, generator=g).to(dev).requires_grad_()
+    cases = [
+        ("pred (5, 1) and target (5,)", column, vector),
+        ("pred (5,) and target (5, 1)", vector, column),
+        ("pred (5,) and target (5,)", column.reshape(5), vector),
+        ("pred (5, 1) and target (5, 1)", column, vector.reshape(5, 1)),
+        ("one example: pred (1, 1) and target (1,)", torch.tensor([[3.0]], device=dev), torch.tensor([1.0], device=dev)),
+        ("one example: pred (1,) and target (1, 1)", torch.tensor([3.0], device=dev), torch.tensor([[1.5]], device=dev)),
+        ("pred (6, 1) sliced out of a (6, 3) tensor (not contiguous) and target (6,)", wide[:, 1:2], wide[:, 0]),
+        ("float64 pred (7, 1) and target (7,)", torch.randn(7, 1, generator=g, dtype=torch.float64).to(dev),
+         torch.randn(7, generator=g, dtype=torch.float64).to(dev)),
+        ("pred (4, 1) computed from a tensor that requires grad, and target (4,)", leaf * 2, torch.randn(4, generator=g).to(dev)),
+        ("pred (100, 1) and target (100,)", torch.randn(100, 1, generator=g).to(dev), torch.randn(100, generator=g).to(dev)),
+    ]
+    for label, p, t in cases:
+        exact = ((p.detach().double().reshape(-1) - t.double().reshape(-1)) ** 2).mean()
+        what = f"mean_squared_error of {label} on {dev}"
+        check_tensor(check_runs(mean_squared_error, p, t, what=what), exact.to(p.dtype), what=what, atol=1e-5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Common mistakes
 #
-# The first seed's list of beginner mistakes includes *misunderstanding dimensions*: treating
+# A classic list of beginner mistakes puts *misunderstanding dimensions* near the top: treating
 # shapes casually. Most of the mistakes below raise no error at all; they quietly compute the
 # wrong thing, which is why they are worth knowing by sight.
 #
@@ -717,6 +923,10 @@ values = torch.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], device=device)
 print(values.std().item(), values.std(correction=0).item())
 
 # %% [markdown]
+# **8. A column minus a vector.** Predictions of shape `(N, 1)` minus targets of shape `(N,)` give
+# `(N, N)`, not `(N,)`, and the loss computed from them is a wrong number without any error. Give
+# both the same shape first.
+#
 # The habit that prevents all of these: print `tuple(t.shape)` (and, when a copy matters,
 # `t.stride()`) before and after each step, and say out loud what each dimension means.
 #
@@ -734,12 +944,15 @@ print(tuple(picture.shape))
 # - A tensor is memory plus a shape and strides. `view`, `permute`, `transpose`, `.t()`, `expand`
 #   and `unsqueeze`/`squeeze` make *views* over the same memory; `clone`, `contiguous` (when needed)
 #   and `reshape` (when needed) copy.
-# - `view` never copies and refuses non-contiguous layouts; `reshape` always works. `flatten(1)`
-#   turns `(B, C, H, W)` into `(B, C*H*W)`, also for an empty batch.
+# - `view` never copies, so it refuses a new shape that the memory layout cannot give without a copy
+#   (typically after `permute` or a transpose); `reshape` copies when it must. `flatten(1)` turns
+#   `(B, C, H, W)` into `(B, C*H*W)`, also for an empty batch.
 # - `permute` moves dimensions; `reshape` only regroups them.
 # - Broadcasting lines shapes up from the right; missing dimensions count as 1; each column must
 #   match or have a 1, which stretches.
 # - `dim` says which dimension a reduction removes; `keepdim=True` keeps it as size 1 so the result
 #   broadcasts back against the input.
 # - `@` is the matrix product (`(n, k) @ (k, m) = (n, m)`); `*` is element-wise.
+# - Cutting images into patches is split (`reshape`), move (`permute`), merge (`reshape`).
+# - A `(N, 1)` column and a `(N,)` vector broadcast to `(N, N)`: reshape one before subtracting.
 # - Read shapes before you trust numbers: most dimension mistakes raise no error.

@@ -17,8 +17,10 @@ from course.checks import (
     check_equal,
     check_float,
     check_raises,
+    check_runs,
     check_shape,
     check_tensor,
+    check_true,
 )
 from course.quiz import check_key
 
@@ -109,6 +111,18 @@ def test_check_array_and_float():
     check_float(0.5, 0.5)
     with pytest.raises(CheckFailed, match=r"\.item\(\)"):
         check_float(torch.tensor(0.5), 0.5)
+
+
+def test_check_runs_returns_the_result_or_names_the_input():
+    assert check_runs(lambda x, y=1: x + y, 2, y=3, what="f(2, y=3)") == 5
+
+    def refuse(arr):
+        raise ValueError("negative strides")
+
+    with pytest.raises(CheckFailed, match=r"Expected f\(a\[::-1\]\) to work, but it raised ValueError: negative strides"):
+        check_runs(refuse, [1], what="f(a[::-1])")
+    with pytest.raises(CheckFailed, match="it raised CheckFailed"):
+        check_runs(lambda: check_true(False, "inner"), what="g()")
 
 
 def test_check_raises():

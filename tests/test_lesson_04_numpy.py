@@ -1,9 +1,14 @@
-"""Unit tests for the picture of lesson 04 (NumPy interop)."""
+"""Unit tests for the pictures of lesson 04 (NumPy interop)."""
+
+import re
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
 from matplotlib.figure import Figure
 
-from course.pictures.numpy_interop import CHANGED_COLOUR, shared_and_copied
+from course.pictures.numpy_interop import CHANGED_COLOUR, shared_and_copied, show_channels_last
 
 
 def _texts(fig):
@@ -35,3 +40,43 @@ def test_a_write_shows_in_the_shared_buffer_and_in_the_array_only():
     highlighted = [p for ax in fig.axes for p in ax.patches if p.get_facecolor()[:3] == plt.matplotlib.colors.to_rgb(CHANGED_COLOUR)]
     assert len(highlighted) == 2
     assert any("a[0] = 5" in t for t in _texts(fig))
+
+
+def _images(n=2, h=3, w=4, c=3):
+    return (np.arange(n * h * w * c) % 256).astype(np.uint8).reshape(n, h, w, c)
+
+
+@pytest.mark.parametrize("images", [_images(), _images(c=1), _images().astype(np.float32) / 255, _images(n=0)])
+def test_show_channels_last_draws_one_panel_per_image(images, tmp_path):
+    before = set(plt.get_fignums())
+    fig = show_channels_last(images, titles=[str(i) for i in range(len(images))])
+    assert set(plt.get_fignums()) == before
+    drawn = [ax for ax in fig.axes if ax.images]
+    assert len(drawn) == len(images)
+    for i, ax in enumerate(drawn):
+        shown = ax.images[0].get_array()
+        expected = images[i].astype(np.float32) / (255 if images.dtype == np.uint8 else 1)
+        assert np.allclose(shown, expected[..., 0] if images.shape[-1] == 1 else expected)
+        assert ax.get_title() == str(i)
+    fig.savefig(tmp_path / "images.png")
+
+
+@pytest.mark.parametrize(
+    "bad, error, words",
+    [
+        (torch.zeros(1, 2, 2, 3), TypeError, "NumPy array"),
+        (np.zeros((2, 3, 4), dtype=np.uint8), ValueError, "(N, H, W, C)"),
+        (np.zeros((1, 3, 4, 4), dtype=np.float32), ValueError, "channels last"),
+        (np.full((1, 2, 2, 3), 1.2, dtype=np.float32), ValueError, "clip"),
+        (np.full((1, 2, 2, 3), -0.1), ValueError, "clip"),
+        (np.zeros((1, 2, 2, 3), dtype=np.int64), ValueError, "uint8 or float"),
+    ],
+)
+def test_show_channels_last_refuses_what_imshow_would_misdraw(bad, error, words):
+    with pytest.raises(error, match=re.escape(words)):
+        show_channels_last(bad)
+
+
+def test_show_channels_last_wants_one_title_per_image():
+    with pytest.raises(ValueError, match="titles"):
+        show_channels_last(_images(n=2), titles=["only one"])

@@ -5,7 +5,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-from course.pictures.shapes import broadcast_alignment, broadcast_result, memory_order
+from course.pictures.shapes import broadcast_alignment, broadcast_result, memory_order, patch_grid
 
 
 @pytest.mark.parametrize(
@@ -42,3 +42,30 @@ def test_memory_order_draws_a_closed_figure(rows, cols, tmp_path):
     assert set(plt.get_fignums()) == before
     fig.savefig(tmp_path / "memory.png")
     assert (tmp_path / "memory.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("height, width, p", [(4, 6, 2), (3, 3, 1), (4, 4, 4), (2, 8, 2)])
+def test_patch_grid_numbers_patches_row_by_row(height, width, p, tmp_path):
+    before = set(plt.get_fignums())
+    fig = patch_grid(height, width, p)
+    assert set(plt.get_fignums()) == before
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    count = (height // p) * (width // p)
+    assert [t for t in texts if t.startswith("patch")] == [f"patch {n}" for n in range(count)]
+    assert sorted(int(t) for t in texts if t.isdigit()) == list(range(height * width))
+    fig.savefig(tmp_path / "patches.png")
+
+
+def test_patch_grid_colours_each_pixel_by_its_patch():
+    fig = patch_grid(4, 6, 2)
+    ax = fig.axes[0]
+    pixels = [patch for patch in ax.patches if patch.get_width() == 1]
+    colour_of = {(int(r.get_x()), int(r.get_y())): r.get_facecolor() for r in pixels}
+    # Pixel (row 0, col 2) and (row 1, col 3) share patch 1; (row 0, col 1) is in patch 0.
+    assert colour_of[(2, 3)] == colour_of[(3, 2)] != colour_of[(1, 3)]
+
+
+@pytest.mark.parametrize("height, width, p", [(4, 6, 4), (5, 4, 2), (4, 4, 0)])
+def test_patch_grid_refuses_a_patch_size_that_does_not_divide(height, width, p):
+    with pytest.raises(ValueError, match="divide"):
+        patch_grid(height, width, p)

@@ -1,10 +1,12 @@
-"""Pictures for lesson 04: `torch.from_numpy` shares one buffer, `torch.tensor` makes a second one."""
+"""Pictures for lesson 04: `torch.from_numpy` shares one buffer, `torch.tensor` makes a second one;
+and a row of images drawn from a NumPy array, the way plotting code receives them."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
@@ -72,5 +74,42 @@ def shared_and_copied(values: Sequence[float] = (1.0, 2.0, 3.0), write: tuple[in
         index, value = write
         fig.text(0.5, 0.02, f"after a[{index}] = {value:g}: the left t sees it, the right t does not",
                  ha="center", fontsize=10)
+    plt.close(fig)
+    return fig
+
+
+def show_channels_last(images: np.ndarray, *, titles: Sequence[str] | None = None) -> Figure:
+    """Draw a NumPy batch `(N, H, W, C)` (C is 1 or 3) side by side, as matplotlib's `imshow` wants it.
+
+    Like `imshow`, it takes NumPy arrays only, channels last, as `uint8` (0 to 255) or as floats in
+    [0, 1]. Unlike `imshow`, which quietly clips float values outside [0, 1], it refuses them, so a
+    forgotten clip shows up as an error instead of as washed-out colours.
+    """
+    if not isinstance(images, np.ndarray):
+        raise TypeError(f"expected a NumPy array (N, H, W, C), got a {type(images).__module__}.{type(images).__name__}: "
+                        "convert tensors with .detach().cpu().numpy() first")
+    if images.ndim != 4 or images.shape[-1] not in (1, 3):
+        raise ValueError(f"expected shape (N, H, W, C) with C = 1 or 3 (channels last), got {images.shape}")
+    if images.dtype == np.uint8:
+        pictures = images.astype(np.float32) / 255
+    elif images.dtype.kind == "f":
+        if images.size and not (np.nanmin(images) >= 0 and np.nanmax(images) <= 1):
+            raise ValueError(f"float images must lie in [0, 1], found values from {np.nanmin(images):g} to "
+                             f"{np.nanmax(images):g}: clip them first")
+        pictures = images
+    else:
+        raise ValueError(f"expected uint8 or float images, got dtype {images.dtype}")
+    if titles is not None and len(titles) != len(images):
+        raise ValueError(f"got {len(titles)} titles for {len(images)} images")
+    panels = max(len(images), 1)
+    fig, axes = plt.subplots(1, panels, figsize=(1.8 * panels, 2.0), squeeze=False)
+    for ax in axes[0]:
+        ax.set_axis_off()
+    gray = pictures.shape[-1] == 1
+    for ax, picture, title in zip(axes[0], pictures, titles or [None] * len(images)):
+        ax.imshow(picture[..., 0] if gray else picture, cmap="gray" if gray else None, vmin=0, vmax=1)
+        if title is not None:
+            ax.set_title(title, fontsize=8)
+    fig.tight_layout()
     plt.close(fig)
     return fig

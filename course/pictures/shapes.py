@@ -169,3 +169,38 @@ def memory_order(rows: int = 2, cols: int = 3) -> Figure:
     ax.axis("off")
     fig.tight_layout()
     return fig
+
+
+_PATCH_COLOURS = ("#dbe9f6", "#ffd59e", "#c9ecc9", "#f4c6e0", "#e3d7f5", "#fff2a8", "#cfeff0", "#f6dcc8")
+
+
+def patch_grid(height: int = 4, width: int = 6, p: int = 2) -> Figure:
+    """A one-channel `height x width` image holding 0, 1, 2, ... in row-major order, cut into `p x p` patches.
+
+    Each patch has its own colour and its number in the corner: patches are numbered row by row, so
+    patch `i * (width // p) + j` is the one in patch row `i` and patch column `j`.
+    """
+    if p < 1 or height % p or width % p:
+        raise ValueError(f"p must divide both sides, got a {height}x{width} image and p={p}")
+    fig, ax = plt.subplots(figsize=(0.7 * width + 0.6, 0.7 * height + 0.9))
+    plt.close(fig)
+    per_row = width // p
+    for r in range(height):
+        for c in range(width):
+            patch = (r // p) * per_row + c // p
+            y = height - 1 - r
+            ax.add_patch(Rectangle((c, y), 1, 1, facecolor=_PATCH_COLOURS[patch % len(_PATCH_COLOURS)], edgecolor="#888888"))
+            ax.text(c + 0.5, y + 0.45, str(r * width + c), ha="center", va="center", fontsize=11)
+    for i in range(height // p):
+        for j in range(per_row):
+            left, top = j * p, height - i * p
+            ax.add_patch(Rectangle((left, top - p), p, p, fill=False, edgecolor="black", linewidth=2))
+            ax.text(left + 0.08, top - 0.12, f"patch {i * per_row + j}", ha="left", va="top", fontsize=7,
+                    color="#333333")
+    ax.set_title(f"a {height}x{width} image cut into {p}x{p} patches, numbered row by row", fontsize=11)
+    ax.set_xlim(-0.1, width + 0.1)
+    ax.set_ylim(-0.1, height + 0.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    fig.tight_layout()
+    return fig

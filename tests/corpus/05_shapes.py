@@ -1,4 +1,5 @@
-"""Wrong and right answers for lesson 05 (shapes): each wrong one is a real shape mistake its test must catch."""
+"""Wrong and right answers for lesson 05 (shapes): each wrong one is a real shape mistake its test must catch,
+each right one a different way a student could write it from the task text alone."""
 
 ITEMS = {
     "flatten_images": {
@@ -36,6 +37,20 @@ ITEMS = {
             '''def flatten_images(x):
     """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
     return x.contiguous().view(-1, x.shape[1] * x.shape[2] * x.shape[3])''',
+            '''def flatten_images(x):
+    """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
+    return torch.nn.Flatten()(x)''',
+            # One channel at a time, side by side.
+            '''def flatten_images(x):
+    """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
+    B, C, H, W = x.shape
+    return torch.cat([x[:, c].reshape(B, H * W) for c in range(C)], dim=1)''',
+            '''import math
+
+
+def flatten_images(x):
+    """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
+    return x.clone(memory_format=torch.contiguous_format).view(x.shape[0], math.prod(x.shape[1:]))''',
         ],
     },
     "to_channels_last": {
@@ -72,6 +87,16 @@ ITEMS = {
             '''def to_channels_last(x):
     """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
     return x.transpose(1, 2).transpose(2, 3)''',
+            '''def to_channels_last(x):
+    """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
+    return torch.einsum("bchw->bhwc", x)''',
+            # Each channel as a (B, H, W) plane, stacked along a new last dimension.
+            '''def to_channels_last(x):
+    """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
+    return torch.stack([x[:, c] for c in range(x.shape[1])], dim=-1)''',
+            '''def to_channels_last(x):
+    """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
+    return x.swapaxes(1, 3).swapaxes(1, 2)''',
         ],
     },
     "normalize_channels": {
@@ -145,6 +170,19 @@ ITEMS = {
     mean = per_channel.mean(dim=1)
     std = ((per_channel - mean[:, None]) ** 2).mean(dim=1).sqrt()
     return (x - mean.view(1, C, 1, 1)) / (std.view(1, C, 1, 1) + 1e-5)''',
+            # One channel at a time.
+            '''def normalize_channels(x):
+    """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
+    out = torch.empty_like(x)
+    for c in range(x.shape[1]):
+        channel = x[:, c]
+        out[:, c] = (channel - channel.mean()) / (channel.std(correction=0) + 1e-5)
+    return out''',
+            '''def normalize_channels(x):
+    """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
+    var, mean = torch.var_mean(x, dim=[0, 2, 3], correction=0)
+    shape = (1, -1, 1, 1)
+    return (x - mean.reshape(shape)) / (var.sqrt().reshape(shape) + 1e-5)''',
         ],
     },
     "center_rows": {
@@ -162,6 +200,10 @@ ITEMS = {
     """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
     x -= x.mean(dim=1, keepdim=True)
     return x''',
+            # One row at a time: torch.stack refuses the empty list of a tensor with no rows.
+            '''def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    return torch.stack([row - row.mean() for row in x])''',
             # One mean for the whole tensor.
             '''def center_rows(x):
     """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
@@ -180,6 +222,9 @@ ITEMS = {
             '''def center_rows(x):
     """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
     return x - x.sum(dim=-1, keepdim=True) / x.shape[1]''',
+            '''def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    return torch.sub(x, x.mean(dim=1).view(-1, 1))''',
         ],
     },
     "pairwise_distances": {
@@ -221,6 +266,111 @@ ITEMS = {
             '''def pairwise_distances(a, b):
     """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
     return torch.linalg.vector_norm(a.unsqueeze(1) - b.unsqueeze(0), dim=-1)''',
+            '''def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    diff = a[:, None, :] - b[None, :, :]
+    return torch.sqrt(torch.einsum("nmd,nmd->nm", diff, diff))''',
+            '''def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    return torch.nn.functional.pairwise_distance(a[:, None, :], b[None, :, :])''',
+        ],
+    },
+    "image_patches": {
+        "wrong": [
+            # A plain reshape regroups memory: each "patch" is a run of neighbouring pixels of one row.
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    return x.reshape(B, (H // p) * (W // p), C * p * p)''',
+            # view after permute: the permuted tensor is not contiguous.
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 1, 3, 5)
+    return patches.view(B, (H // p) * (W // p), C * p * p)''',
+            # -1 cannot be worked out for an empty batch.
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 1, 3, 5)
+    return patches.reshape(B, -1, C * p * p)''',
+            # The channel last inside each patch: (row, column, channel) instead of (channel, row, column).
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 3, 5, 1)
+    return patches.reshape(B, (H // p) * (W // p), C * p * p)''',
+            # Patches numbered column by column.
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 4, 2, 1, 3, 5)
+    return patches.reshape(B, (H // p) * (W // p), C * p * p)''',
+            # unfold gives (B, C*p*p, L): the two last dimensions are the wrong way round.
+            '''def image_patches(x, p):
+    return torch.nn.functional.unfold(x, kernel_size=p, stride=p)''',
+        ],
+        "right": [
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    blocks = x.unfold(2, p, p).unfold(3, p, p)  # (B, C, H // p, W // p, p, p)
+    return blocks.permute(0, 2, 3, 1, 4, 5).reshape(B, (H // p) * (W // p), C * p * p)''',
+            '''def image_patches(x, p):
+    return torch.nn.functional.unfold(x, kernel_size=p, stride=p).transpose(1, 2)''',
+            # One patch at a time, stacked along a new dimension 1.
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    patches = [x[:, :, i * p:(i + 1) * p, j * p:(j + 1) * p].flatten(1)
+               for i in range(H // p) for j in range(W // p)]
+    return torch.stack(patches, dim=1)''',
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    split = x.contiguous().view(B, C, H // p, p, W // p, p)
+    return split.permute(0, 2, 4, 1, 3, 5).contiguous().view(B, (H // p) * (W // p), C * p * p)''',
+            # Rows of patches first, then columns.
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    rows = x.reshape(B, C, H // p, p, W).permute(0, 2, 1, 3, 4)  # (B, H // p, C, p, W)
+    cells = rows.reshape(B, H // p, C, p, W // p, p).permute(0, 1, 4, 2, 3, 5)  # (B, H // p, W // p, C, p, p)
+    return cells.reshape(B, (H // p) * (W // p), C * p * p)''',
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    split = x.reshape(B, C, H // p, p, W // p, p)
+    return torch.einsum("bcipjq->bijcpq", split).reshape(B, (H // p) * (W // p), C * p * p)''',
+        ],
+    },
+    "mean_squared_error": {
+        "wrong": [
+            # The bug itself: (N, 1) - (N,) broadcasts to (N, N).
+            '''def mean_squared_error(pred, target):
+    return ((pred - target) ** 2).mean()''',
+            # mse_loss warns about the sizes, then broadcasts all the same.
+            '''def mean_squared_error(pred, target):
+    return torch.nn.functional.mse_loss(pred, target)''',
+            # Fixes pred only: a (N, 1) target still broadcasts.
+            '''def mean_squared_error(pred, target):
+    return ((pred.reshape(-1) - target) ** 2).mean()''',
+            # A Python float, not a 0-d tensor.
+            '''def mean_squared_error(pred, target):
+    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).mean().item()''',
+            # The sum, not the mean.
+            '''def mean_squared_error(pred, target):
+    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).sum()''',
+            # The mean of the errors before squaring.
+            '''def mean_squared_error(pred, target):
+    return (pred.reshape(-1) - target.reshape(-1)).mean() ** 2''',
+        ],
+        "right": [
+            '''def mean_squared_error(pred, target):
+    return torch.nn.functional.mse_loss(pred.view(-1), target.view(-1))''',
+            '''def mean_squared_error(pred, target):
+    return torch.mean((pred.squeeze() - target.squeeze()) ** 2)''',
+            '''def mean_squared_error(pred, target):
+    diff = pred.flatten() - target.flatten()
+    return (diff * diff).sum() / diff.numel()''',
+            # Defensive: both must hold one number per example.
+            '''def mean_squared_error(pred, target):
+    if pred.numel() != target.numel():
+        raise ValueError(f"pred has {pred.numel()} numbers but target has {target.numel()}")
+    diff = pred.reshape(target.shape) - target
+    return diff.pow(2).mean()''',
+            '''def mean_squared_error(pred, target):
+    return torch.mean((pred.view(-1, 1) - target.view(-1, 1)) ** 2)''',
         ],
     },
     "answer_broadcast_shape": {
@@ -228,13 +378,17 @@ ITEMS = {
             '''# A tuple of ints, for example (2, 5).
 answer_broadcast_shape = (4, 3)''',
             '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = [3, 4]''',
+answer_broadcast_shape = (1, 4)''',
             '''# A tuple of ints, for example (2, 5).
 answer_broadcast_shape = (3, 1, 4)''',
         ],
         "right": [
             '''# A tuple of ints, for example (2, 5).
 answer_broadcast_shape = (3, 4)''',
+            '''# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = [3, 4]''',
+            '''# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = (torch.zeros(3, 1) + torch.zeros(1, 4)).shape''',
             '''# A tuple of ints, for example (2, 5).
 answer_broadcast_shape = tuple(torch.broadcast_shapes((3, 1), (1, 4)))''',
         ],
@@ -246,13 +400,15 @@ answer_view_after_transpose = "A"''',
             '''# One upper-case letter as a string, for example "A".
 answer_view_after_transpose = "D"''',
             '''# One upper-case letter as a string, for example "A".
-answer_view_after_transpose = "c"''',
+answer_view_after_transpose = "B"''',
         ],
         "right": [
             '''# One upper-case letter as a string, for example "A".
 answer_view_after_transpose = "C"''',
             '''# One upper-case letter as a string, for example "A".
 answer_view_after_transpose = "ABCD"[2]''',
+            '''# One upper-case letter as a string, for example "A".
+answer_view_after_transpose = "c"''',
         ],
     },
 }
