@@ -8,6 +8,9 @@ registry, trace and profile hooks, frame, gc and ctypes tricks, objects and tens
 writing to the grader's channel, or reading its memory. The forgery sits in a separate cell, in the
 answer cell, in the function body (run when the probe calls it) or in a module the answer imports.
 
+More cases, for the probes of one lesson, live in `forgery_<lesson>.py` beside this file; `all_forgeries()`
+collects them.
+
 `detected` says how the grader must answer: True, the item is flagged for review (and scores 0); False,
 the forgery is defeated without being seen (the item scores 0 because the answer is wrong). Every
 other item of the submission keeps full marks either way.
@@ -419,4 +422,14 @@ FORGERIES: list[Forgery] = [
     ),
 ]
 
-LESSONS = sorted({f.lesson for f in FORGERIES})
+
+
+def all_forgeries() -> list[Forgery]:
+    """The cases above and those of every `forgery_<lesson>.py` beside this file (each defines `FORGERIES`)."""
+    import importlib
+    from pathlib import Path
+
+    found = list(FORGERIES)
+    for path in sorted(Path(__file__).parent.glob("forgery_*.py")):
+        found += importlib.import_module(f"tests.adversarial.{path.stem}").FORGERIES
+    return found

@@ -20,9 +20,12 @@ import nbformat
 
 from autograder import commands, corpus, gradebook, samples, stock
 from tests.adversarial.cases import write_case
-from tests.adversarial.forgery import FORGERIES, LESSONS
+from tests.adversarial.forgery import all_forgeries
 from tests.adversarial.harness import LIMITS
 from tests.conftest import copy_course
+
+FORGERIES = all_forgeries()
+LESSONS = sorted({f.lesson for f in FORGERIES})
 
 
 def main(argv: list[str] | None = None) -> int:

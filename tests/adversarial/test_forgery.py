@@ -15,9 +15,12 @@ from nbgrader.api import Gradebook
 
 from autograder import commands, corpus, gradebook, samples, sandbox
 from tests.adversarial.cases import write_case
-from tests.adversarial.forgery import FORGERIES, LESSONS
+from tests.adversarial.forgery import all_forgeries
 from tests.adversarial.harness import LIMITS
 from tests.conftest import copy_course
+
+FORGERIES = all_forgeries()
+LESSONS = sorted({f.lesson for f in FORGERIES})
 
 pytestmark = [
     pytest.mark.slow,
