@@ -254,10 +254,17 @@ def python_paths() -> list[Path]:
     return out
 
 
+@functools.lru_cache(maxsize=8)
 def read_only_paths(extra: tuple[Path, ...] = ()) -> list[Path]:
+    """What a confined worker may read. Cached: the zygote computes it once, and every worker it forks inherits it."""
     paths = python_paths() + [Path(p) for p in SYSTEM_READ] + [Path("/etc") / name for name in ETC_FILES]
     paths += [Path("/proc/self")] + list(extra)
     return _without_hidden([p for p in paths if os.path.lexists(p)], hidden_paths())
+
+
+@functools.lru_cache(maxsize=8)
+def _reads_need_dac_read_search(reads: tuple[Path, ...]) -> bool:
+    return _needs_dac_read_search(list(reads))
 
 
 # ---------------------------------------------------------------- capabilities
@@ -408,6 +415,7 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
         _set_limit(resource.RLIMIT_FSIZE, int(limits.max_file_mb) * 1024 * 1024)
         return
     zygote = os.getppid()
+    init = os.getpid() == 1  # forked by the zygote straight into a pid namespace of its own (`fork_into_pid_namespace`)
     missing: list[str] = []
 
     def weak(what: str, exc: BaseException) -> None:
@@ -420,13 +428,13 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
     os.setsid()
     _close_fds(set(keep_fds))
     sys.dont_write_bytecode = True
-    reads = read_only_paths(read_only)
+    reads = read_only_paths(tuple(read_only))
     privileged = _privileged()
     uid = None
     pid_ns = False
     try:
         if privileged:
-            _unshare(CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS)
+            _unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (0 if init else CLONE_NEWPID))
         else:
             outer_gid = os.getegid()
             _unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS)
@@ -439,7 +447,7 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
 
     if privileged:
         uid = _free_uid()
-        keep_caps = (1 << CAP_DAC_READ_SEARCH) if _needs_dac_read_search([*reads, workdir]) else 0
+        keep_caps = (1 << CAP_DAC_READ_SEARCH) if _reads_need_dac_read_search(tuple(reads)) or _needs_dac_read_search([workdir]) else 0
         try:
             for root, dirs, files in os.walk(workdir):
                 for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
@@ -458,7 +466,7 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
     if os.getppid() != zygote:
         os._exit(1)
 
-    if pid_ns:
+    if pid_ns and not init:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the supervisor waits for its child
         ready_r, ready_w = os.pipe()
         child = os.fork()
@@ -517,6 +525,28 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
             os.write(2, f"sandbox: running WITHOUT {', '.join(missing)} (weak sandbox allowed by the instructor)\n".encode())
         except OSError:
             pass
+
+
+def fork_into_pid_namespace(own_namespace: int | None) -> int:
+    """`os.fork()`, the child starting as init of a pid namespace of its own when this process may make one.
+
+    Killing that child then kills every process in its namespace, which `confine()` would otherwise
+    get by forking once more under a supervisor: one fork of the big warm process saved per worker.
+    `own_namespace` is an open descriptor of this process's /proc/self/ns/pid (None: a plain fork).
+    """
+    if own_namespace is None or not _privileged():
+        return os.fork()
+    try:
+        _unshare(CLONE_NEWPID)
+    except OSError:
+        return os.fork()
+    pid = -1
+    try:
+        pid = os.fork()
+    finally:
+        if pid != 0 and _libc.setns(own_namespace, CLONE_NEWPID) != 0:  # the parent only: the child is in the new one
+            raise OSError(ctypes.get_errno(), "setns back to the zygote's pid namespace failed")
+    return pid
 
 
 # ---------------------------------------------------------------- zygote wrapper

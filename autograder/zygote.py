@@ -124,8 +124,14 @@ def main(argv: list[str]) -> int:
     selector.register(control, selectors.EVENT_READ)
     judges: list[socket.socket] = []
     children: dict[int, Path] = {}
-    send_message(control, {"ready": True, "pid": os.getpid()})
     from autograder import sandbox
+
+    sandbox.read_only_paths()  # computed once here; every worker inherits it
+    try:
+        own_pid_namespace: int | None = os.open("/proc/self/ns/pid", os.O_RDONLY)
+    except OSError:
+        own_pid_namespace = None
+    send_message(control, {"ready": True, "pid": os.getpid()})
 
     while True:
         for key, _ in selector.select():
@@ -157,7 +163,7 @@ def main(argv: list[str]) -> int:
                 send_message(control, {"ok": True})
             elif op == "fork" and fds:
                 workdir = Path(tempfile.mkdtemp(prefix="notebook-"))
-                pid = os.fork()
+                pid = sandbox.fork_into_pid_namespace(own_pid_namespace)
                 if pid == 0:
                     run_child(fds[0], message, workdir, shell, threads)
                 os.close(fds[0])
