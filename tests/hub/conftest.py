@@ -13,7 +13,7 @@ import secrets
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,7 +40,6 @@ class Classroom:
     course_dir: Path
     exchange: Path
     artifacts: Path
-    pages: dict[str, object] = field(default_factory=dict)
 
     @contextlib.contextmanager
     def step(self, name: str, *pages):

@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import time
-import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ HUB_ENV = Path(os.environ.get("COURSE_HUB_ENV", "/opt/tensor-course/env"))
 COURSE_ID = "pytorch-tensors"
 USER_MARK = "tensor-course hub test"  # the comment field of every user this test creates
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-# What `autograder release` needs of the repository; results of earlier runs stay behind.
+# Left out of the course directory: the developer's tooling and what earlier runs produced.
 NOT_COURSE = (".git", ".venv", "artifacts", ".hypothesis", ".pytest_cache", "__pycache__", "*.pyc", "*.egg-info", "build",
               "dist", "release", "submitted", "autograded", "feedback", "gradebook.db", ".autograder", "node_modules")
 

@@ -62,11 +62,22 @@ class AssignmentsTab:
         if tab.count():
             tab.first.click()
             return
+        self._open_menu()
+        self.page.locator(".lm-Menu .lm-Menu-item").filter(has_text="Assignment List").click()
+        self._settled()
+
+    def _open_menu(self) -> None:
         menu = self.page.locator(".lm-MenuBar-item").filter(has_text=re.compile(r"^Nbgrader$"))
         menu.wait_for(timeout=180_000)
         menu.click()
-        self.page.locator(".lm-Menu .lm-Menu-item").filter(has_text="Assignment List").click()
-        self._settled()
+        self.page.locator(".lm-Menu").first.wait_for()
+
+    def menu_entries(self) -> list[str]:
+        """The labels JupyterLab's Nbgrader menu shows (the student configuration leaves one)."""
+        self._open_menu()
+        labels = [label.strip() for label in self.page.locator(".lm-Menu .lm-Menu-itemLabel").all_inner_texts() if label.strip()]
+        self.page.keyboard.press("Escape")
+        return labels
 
     def refresh(self) -> None:
         self.show()

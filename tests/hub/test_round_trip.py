@@ -125,6 +125,7 @@ def test_round_trip(classroom, new_page):
         with room.step(f"{name}'s JupyterLab has no instructor tool", page):
             assert page.request.get(lab.page_url("api/status")).status == 200
             assert page.request.get(lab.page_url("formgrader")).status == 404
+            assert tab.menu_entries() == ["Assignment List"]
 
         with room.step(f"{name} answers {LESSON}", page):
             view = tab.open_notebook(LESSON, room.artifacts)
