@@ -104,6 +104,28 @@ def grade(
     return results
 
 
+def speed_summary(stats: dict, *, slowest: int = 3) -> str:
+    """Where a grading run's time went: notebooks per second, student code against the grader's own work."""
+    timings = stats.get("timings", [])
+    ran = len(timings)
+    if not ran:
+        return "Nothing ran: every notebook was unchanged since the last run."
+    wall = stats.get("seconds", 0.0)
+    workers = max(1, stats.get("workers", 1))
+    startup = stats.get("startup_s", 0.0)
+    student = sum(t.get("student_code_s", 0.0) for t in timings)
+    busy = sum(t.get("total_s", 0.0) for t in timings)
+    lines = [
+        f"Speed: {ran / wall:.2f} notebooks/s with {workers} worker{'s' if workers > 1 else ''} ({wall:.1f} s wall).",
+        f"  student code      {student:8.1f} s  ({student / ran:.3f} s per notebook; its limit on {workers} workers: {student / workers:.1f} s wall)",
+        f"  grader overhead   {max(busy - student, 0.0):8.1f} s  ({max(busy - student, 0.0) / ran:.3f} s per notebook: forks, judge, probes, repair)",
+        f"  start-up          {startup:8.1f} s  (zygote and judges, once per run)",
+    ]
+    worst = sorted(timings, key=lambda t: t.get("total_s", 0.0), reverse=True)[:slowest]
+    lines.append("  slowest: " + ", ".join(f"{t.get('notebook', '?')} {t.get('total_s', 0.0):.1f} s" for t in worst))
+    return "\n".join(lines)
+
+
 def _failure_reason(log: str) -> str:
     for line in reversed(log.splitlines()):
         if "Error" in line or "error" in line:
@@ -224,6 +246,7 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         failed = {k: v for k, v in results.items() if v != "ok"}
         print(f"\nGraded {len(results) - len(failed)} of {len(results)} submissions in {time.perf_counter() - started:.1f} s"
               f" ({stats.get('ran', 0)} notebooks run, {stats.get('reused', 0)} unchanged since the last run).")
+        print(speed_summary(stats))
         for warning in stats.get("warnings", []):
             print(f"  WARNING: {warning}")
         for where, notes in sorted(stats.get("repairs", {}).items()):

@@ -357,6 +357,8 @@ def grade(
     bar = tqdm(total=sum(len(s.jobs) for s in submissions), desc="grade", unit="notebook", disable=not progress)
     bar.update(sum(len(s.results) for s in submissions))
     timings: list[dict] = []
+    startup_s = 0.0
+    count = 0
 
     def finish_if_done(sub: Submission) -> None:
         if len(sub.results) == len(sub.jobs) and (sub.student, sub.assignment) not in results:
@@ -374,13 +376,14 @@ def grade(
         count = max(1, min(count, len(to_run)))
         threads = max(1, (os.cpu_count() or 1) // count)
         pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox)
+        startup_s = time.perf_counter() - started
         try:
             for result in pool.run(to_run, limits):
                 sub = by_pair[(result["student"], result["assignment"])]
                 job = sub.jobs[result["notebook"]]
                 _write_atomic(record_path(job), json.dumps(result))
                 sub.results[result["notebook"]] = result
-                timings.append(result.get("timings", {}))
+                timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
                 bar.update(1)
                 finish_if_done(sub)
         finally:
@@ -390,7 +393,8 @@ def grade(
         finish_if_done(sub)
         results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
     if stats is not None:
-        stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), reused=sum(len(s.jobs) for s in submissions) - len(to_run))
+        stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), reused=sum(len(s.jobs) for s in submissions) - len(to_run),
+                     startup_s=startup_s if to_run else 0.0, workers=count if to_run else 0)
         stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
         stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
         stats["failures"] = {f"{s.student}/{s.assignment}/{n}": r["failures"] for s in submissions for n, r in s.results.items() if r.get("failures")}

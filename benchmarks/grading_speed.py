@@ -1,13 +1,19 @@
-"""Grading speed: stock `nbgrader autograde` against `autograder grade`, on the same synthetic class.
+"""Grading speed: stock `nbgrader autograde`, run as instructors run it, against `autograder grade`.
 
-    python benchmarks/grading_speed.py [--students N] [--workers N] [--lessons ID ...] [--keep DIR]
+    python benchmarks/grading_speed.py [--students 12] [--workers 2] [--lessons ID ...] [--per-student] [--keep DIR]
 
-Builds a class of N students over every lesson in source/ (answers correct, blank, and partly
-wrong: alternate answers left blank, and the corpus's wrong variants where a lesson has one),
-releases it once, then grades one copy with stock nbgrader and another with the engine, in this
-run, on this machine. Checks that every item's score is identical, and prints both times, the ratio
-and the engine's per-notebook overhead beyond the student code's own run time (the time the
-sandboxed children report running student cells and answering the judge's calls).
+Builds one synthetic class of N students over every lesson in source/ (answers correct, blank, partly
+wrong, and the corpus's wrong variants), releases it once, and grades two fresh copies of it in this
+run, on this machine:
+
+- stock nbgrader as instructors run it: one `nbgrader autograde ASSIGNMENT` per assignment, for the
+  whole class (with `--per-student`, also one process per student and assignment, a second row);
+- `autograder grade --force` with `--workers` workers.
+
+Both get the same environment (nothing set for one side only), and both first grade one notebook
+untimed, so neither pays for a cold disk cache. Every item's score must be identical. It prints both
+times and their ratio, and the student-code limit: the time the sandboxed children spent running
+student code, divided by the workers, which no grader running every cell on these workers can beat.
 """
 
 from __future__ import annotations
@@ -25,12 +31,13 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import commands, corpus, gradebook, samples  # noqa: E402
+from autograder import commands, corpus, gradebook, samples, stock  # noqa: E402
+
+KINDS = ["correct", "blank", "odd answers", "even answers", "corpus wrong", "correct"]
 
 
 def build_class(course: Path, lessons: list[str], students: int) -> dict[str, str]:
     """submitted/<student>/<lesson>/ for `students` students; returns {student: what they handed in}."""
-    kinds = ["correct", "blank", "odd answers", "even answers", "corpus wrong", "correct"]
     described = {}
     for lesson in lessons:
         source = nbformat.read(course / "source" / lesson / f"{lesson}.ipynb", as_version=4)
@@ -41,7 +48,7 @@ def build_class(course: Path, lessons: list[str], students: int) -> dict[str, st
         except (FileNotFoundError, KeyError):
             wrong = []
         for k in range(students):
-            kind = kinds[k % len(kinds)]
+            kind = KINDS[k % len(KINDS)]
             if kind == "correct":
                 nb = samples.answered(source, release, keep=None)
             elif kind == "blank":
@@ -60,85 +67,121 @@ def build_class(course: Path, lessons: list[str], students: int) -> dict[str, st
     return described
 
 
+def copy_of(base: Path, target: Path) -> Path:
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(base, target)
+    return target
+
+
+def stock_per_assignment(course: Path, lessons: list[str]) -> float:
+    started = time.perf_counter()
+    for lesson in lessons:
+        stock.autograde(course, lesson)
+    return time.perf_counter() - started
+
+
+def stock_per_student(course: Path, lessons: list[str]) -> float:
+    started = time.perf_counter()
+    commands.grade(course, engine="nbgrader", progress=False)
+    return time.perf_counter() - started
+
+
+def warm_up(base: Path, work: Path, lesson: str) -> None:
+    """Grade one notebook with each tool, untimed: the disk cache holds torch for both sides afterwards."""
+    warm = copy_of(base, work / "warm")
+    for student in sorted(p.name for p in (warm / "submitted").iterdir())[1:]:
+        shutil.rmtree(warm / "submitted" / student)
+    stock.autograde(warm, lesson)
+    commands.grade(warm, assignments=[lesson], progress=False, force=True)
+    shutil.rmtree(warm, ignore_errors=True)
+
+
+def differences(a: dict, b: dict) -> list:
+    return [(key, item, a.get(key, {}).get(item), b.get(key, {}).get(item))
+            for key in sorted(set(a) | set(b)) for item in sorted(set(a.get(key, {})) | set(b.get(key, {})))
+            if a.get(key, {}).get(item) != b.get(key, {}).get(item)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--students", type=int, default=6)
+    parser.add_argument("--students", type=int, default=12)
     parser.add_argument("--workers", type=int, default=None, help="engine workers (default: the number of cores)")
     parser.add_argument("--lessons", nargs="*", default=None, help="lesson ids (default: all in source/)")
+    parser.add_argument("--per-student", action="store_true", help="also time stock nbgrader run once per student and assignment")
     parser.add_argument("--keep", default=None, help="work in this folder and keep it")
     args = parser.parse_args(argv)
 
     lessons = args.lessons or commands.source_assignments(ROOT)
     work = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="grading-speed-"))
-    base = work / "base"
-    if base.exists():
-        shutil.rmtree(base)
-    base.mkdir(parents=True)
+    base = copy_of(ROOT / "source", work / "base" / "source").parent
     shutil.copy2(ROOT / "nbgrader_config.py", base)
-    for lesson in lessons:
-        shutil.copytree(ROOT / "source" / lesson, base / "source" / lesson)
+    for lesson in list((base / "source").iterdir()):
+        if lesson.name not in lessons:
+            shutil.rmtree(lesson)
     if (ROOT / "tests" / "corpus").is_dir():
         shutil.copytree(ROOT / "tests" / "corpus", base / "tests" / "corpus")
     print(f"releasing {len(lessons)} lessons in {work} ...", flush=True)
     commands.release(base, progress=False)
     build_class(base, lessons, args.students)
-    stock_course, engine_course = work / "stock", work / "engine"
-    for target in (stock_course, engine_course):
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(base, target)
     notebooks = args.students * len(lessons)
     cores = os.cpu_count() or 1
+    workers = min(args.workers or cores, notebooks)
 
-    print(f"stock nbgrader autograde: {notebooks} notebooks ...", flush=True)
-    started = time.perf_counter()
-    stock_results = commands.grade(stock_course, engine="nbgrader", progress=True)
-    stock_s = time.perf_counter() - started
+    print("warming up (one notebook with each tool, untimed) ...", flush=True)
+    warm_up(base, work, lessons[0])
 
-    print(f"autograder grade ({args.workers or cores} workers): {notebooks} notebooks ...", flush=True)
+    stock_course = copy_of(base, work / "stock")
+    print(f"stock nbgrader autograde, once per assignment: {notebooks} notebooks ...", flush=True)
+    stock_s = stock_per_assignment(stock_course, lessons)
+
+    engine_course = copy_of(base, work / "engine")
+    print(f"autograder grade --force ({workers} workers): {notebooks} notebooks ...", flush=True)
     stats: dict = {}
     started = time.perf_counter()
-    engine_results = commands.grade(engine_course, workers=args.workers, progress=True, stats=stats)
+    results = commands.grade(engine_course, workers=workers, progress=True, force=True, stats=stats)
     engine_s = time.perf_counter() - started
 
+    per_student_s = None
+    if args.per_student:
+        per_student_course = copy_of(base, work / "per-student")
+        print(f"stock nbgrader autograde, once per student and assignment: {notebooks} notebooks ...", flush=True)
+        per_student_s = stock_per_student(per_student_course, lessons)
+
     stock_table, engine_table = gradebook.score_table(stock_course), gradebook.score_table(engine_course)
-    differences = [
-        (key, item, stock_table.get(key, {}).get(item), engine_table.get(key, {}).get(item))
-        for key in sorted(set(stock_table) | set(engine_table))
-        for item in sorted(set(stock_table.get(key, {})) | set(engine_table.get(key, {})))
-        if stock_table.get(key, {}).get(item) != engine_table.get(key, {}).get(item)
-    ]
+    diff = differences(stock_table, engine_table)
     items = sum(len(v) for v in engine_table.values())
-    workers = min(args.workers or cores, notebooks)
-    student_code = sum(t.get("student_code_s", 0.0) for t in stats.get("timings", []))
-    per_notebook = [t["total_s"] - t.get("student_code_s", 0.0) for t in stats.get("timings", []) if "total_s" in t]
-    overhead = (engine_s * workers - student_code) / notebooks
+    timings = stats.get("timings", [])
+    student_code = sum(t.get("student_code_s", 0.0) for t in timings)
+    limit = student_code / workers
+    in_jobs = sum(t.get("total_s", 0.0) for t in timings)
+    mean = lambda key: sum(t.get(key, 0.0) for t in timings) / max(len(timings), 1)  # noqa: E731
 
     print()
     print(f"lessons: {', '.join(lessons)}; students: {args.students}; notebooks: {notebooks}; cores: {cores}; engine workers: {workers}")
-    print(f"stock nbgrader autograde: {stock_s:8.1f} s  ({stock_s / notebooks:.2f} s per notebook)")
-    print(f"autograder grade:         {engine_s:8.1f} s  ({engine_s / notebooks:.2f} s per notebook)")
-    print(f"speed-up:                 {stock_s / engine_s:8.1f}x")
-    print(f"student code (children):  {student_code:8.1f} s in all ({student_code / notebooks:.3f} s per notebook)")
-    print(f"overhead per notebook:    {overhead:8.3f} s  (wall time x workers - student code, / notebooks; start-up included)")
-    if per_notebook:
-        timings = stats["timings"]
-        mean = lambda key: sum(t.get(key, 0.0) for t in timings) / len(timings)  # noqa: E731
-        print(f"  inside a job:           {sum(per_notebook) / len(per_notebook):8.3f} s  (fork, repair, judge, outputs; start-up excluded)")
-        print(f"    fork and confine:     {mean('fork_s'):8.3f} s")
-        print(f"    judge (test cells):   {mean('judge_s'):8.3f} s  (their calls into student code included)")
-        print(f"    repair and writes:    {mean('total_s') - mean('student_s') - mean('judge_s'):8.3f} s")
-    print(f"results: stock {sum(v == 'ok' for v in stock_results.values())}/{len(stock_results)} ok, "
-          f"engine {sum(v == 'ok' for v in engine_results.values())}/{len(engine_results)} ok")
-    if differences:
-        print(f"SCORES DIFFER on {len(differences)} of {items} items:")
-        for (assignment, student), item, theirs, ours in differences[:40]:
+    print(f"stock nbgrader autograde, once per assignment: {stock_s:8.1f} s  ({stock_s / notebooks:.2f} s per notebook)")
+    if per_student_s is not None:
+        print(f"stock nbgrader autograde, once per student:    {per_student_s:8.1f} s  ({per_student_s / notebooks:.2f} s per notebook)")
+    print(f"autograder grade:                              {engine_s:8.1f} s  ({engine_s / notebooks:.2f} s per notebook)")
+    print(f"speed-up against stock as instructors run it:  {stock_s / engine_s:8.1f}x")
+    if per_student_s is not None:
+        print(f"speed-up against stock run per student:        {per_student_s / engine_s:8.1f}x")
+    print(f"student-code limit (student code / workers):   {limit:8.1f} s  (student code: {student_code:.1f} s, {student_code / notebooks:.3f} s per notebook)")
+    print(f"autograder grade / student-code limit:         {engine_s / limit if limit else float('nan'):8.2f}x")
+    print(f"stock as instructors run it / student-code limit: {stock_s / limit if limit else float('nan'):5.1f}x  (the best ratio any grader running every cell on {workers} workers could reach)")
+    print(f"where the engine's time went: start-up {stats.get('startup_s', 0.0):.1f} s; in jobs {in_jobs:.1f} s of which student code {student_code:.1f} s")
+    print(f"  per notebook: fork and confine {mean('fork_s'):.3f} s over {mean('forks'):.1f} forks; judge {mean('judge_s'):.3f} s "
+          f"(its calls into student code and probe children included); repair and writes {mean('total_s') - mean('student_s') - mean('judge_s'):.3f} s")
+    print(f"results: engine {sum(v == 'ok' for v in results.values())}/{len(results)} ok")
+    if diff:
+        print(f"SCORES DIFFER on {len(diff)} of {items} items:")
+        for (assignment, student), item, theirs, ours in diff[:40]:
             print(f"  {assignment} {student} {item}: nbgrader {theirs}, autograder {ours}")
     else:
         print(f"scores: identical on all {items} items")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if differences else 0
+    return 1 if diff else 0
 
 
 if __name__ == "__main__":

@@ -469,13 +469,20 @@ def _daemonise(pid_file: str) -> str:
     return "not killed"
 
 
-def _kill_tree_case(tmp_path: Path, off: set[str]) -> tuple[int, int | None]:
-    """Start a worker that daemonises a grandchild; kill_tree the worker; return (worker, grandchild's pid file)."""
+def _kill_tree_case(tmp_path: Path, off: set[str], *, own_namespace: bool = False) -> tuple[int, int | None]:
+    """Start a worker that daemonises a grandchild; kill_tree the worker; return (worker, grandchild's pid file).
+
+    With `own_namespace` the worker is forked straight into a pid namespace of its own, as the zygote
+    forks them (`sandbox.fork_into_pid_namespace`), instead of confining itself under a supervisor.
+    """
     workdir = tmp_path / "kt"
     workdir.mkdir()
     workdir.chmod(0o777)
     ready_r, ready_w = os.pipe()
-    worker = os.fork()
+    namespace = os.open("/proc/self/ns/pid", os.O_RDONLY) if own_namespace else None
+    worker = sandbox.fork_into_pid_namespace(namespace)
+    if namespace is not None:
+        os.close(namespace)
     if worker == 0:
         try:
             _switch_off(frozenset(off))
@@ -509,6 +516,16 @@ def test_kill_tree_leaves_nothing(tmp_path):
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
     assert pid_file.read_text(), "the daemon never started"
+    assert not _leftovers(tmp_path)
+
+
+@needs["namespaces"]
+@needs["uid"]
+def test_kill_tree_leaves_nothing_for_a_worker_forked_into_its_own_namespace(tmp_path):
+    worker, pid_file = _kill_tree_case(tmp_path, set(), own_namespace=True)
+    assert pid_file.read_text(), "the daemon never started"
+    sandbox.kill_tree(worker)
+    os.waitpid(worker, 0)
     assert not _leftovers(tmp_path)
 
 
