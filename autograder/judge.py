@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import symtable
 import time
 import warnings
@@ -285,8 +286,26 @@ class Proxy:
     __str__ = __repr__
 
 
+@functools.lru_cache(maxsize=1024)
+def _free_names(source: str) -> tuple[str, ...]:
+    return tuple(_find_free_names(source))
+
+
 def free_names(source: str) -> list[str]:
     """Names a test cell reads but neither binds nor imports, builtins excepted, in first-use order."""
+    return list(_free_names(source))
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str) -> tuple[Any, Any]:
+    """A test cell compiled once per judge (every student's copy of it is the same): (body, last expression)."""
+    tree = ast.parse(source, "<test>", "exec")
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    body = compile(tree, "<test>", "exec")
+    return body, (compile(ast.Expression(last.value), "<test>", "eval") if last is not None else None)
+
+
+def _find_free_names(source: str) -> list[str]:
     table = symtable.symtable(source, "<test>", "exec")
     bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
     names: list[str] = []
@@ -363,17 +382,16 @@ def run_test(source: str, conn: Connection, *, output_chars: int = 1 << 20, run_
     try:
         with contextlib.redirect_stdout(capture.stdout), contextlib.redirect_stderr(capture.stderr):
             try:
-                tree = ast.parse(source, "<test>", "exec")
+                body, last = _compiled(source)
                 for name in free_names(source):
                     value = conn.lookup(name)
                     if value is not _MISSING:
                         namespace[name] = value
                         if isinstance(value, Proxy):
                             items[id(value)] = name
-                last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-                exec(compile(tree, "<test>", "exec"), namespace)
+                exec(body, namespace)
                 if last is not None:
-                    value = eval(compile(ast.Expression(last.value), "<test>", "eval"), namespace)
+                    value = eval(last, namespace)
                     if value is not None:
                         capture.recorder.result({"text/plain": _safe_repr(value)}, {}, 0)
                 if conn.dead is not None:

@@ -14,17 +14,25 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import symtable
 from typing import Iterable
 
 BUILTINS = frozenset(dir(builtins))
 
 
-def _transform(source: str) -> str:
-    """IPython syntax (magics, `!` commands) as the Python IPython would run."""
+@functools.lru_cache(maxsize=4096)
+def _statements(source: str) -> tuple[ast.stmt, ...] | None:
+    """A cell's top-level statements, IPython syntax (magics, `!` commands) turned into Python first.
+
+    Cached: every student's notebook repeats most of the lesson's cells, and a judge grades many.
+    """
     from IPython.core.inputtransformer2 import TransformerManager
 
-    return TransformerManager().transform_cell(source)
+    try:
+        return tuple(ast.parse(TransformerManager().transform_cell(source)).body)
+    except SyntaxError:
+        return None
 
 
 def _targets(node: ast.AST) -> Iterable[ast.AST]:
@@ -135,15 +143,20 @@ class _Effects(ast.NodeVisitor):
         pass
 
 
-def _reads(stmt: ast.stmt) -> set[str]:
+def _reads(stmt: ast.stmt) -> frozenset[str]:
+    return _reads_of(ast.unparse(stmt))
+
+
+@functools.lru_cache(maxsize=8192)
+def _reads_of(code: str) -> frozenset[str]:
     """The module-level names a statement reads: at the top level, and from inside its functions and classes.
 
     A function's parameters and locals are its own; only the names it looks up globally count.
     """
     try:
-        table = symtable.symtable(ast.unparse(stmt), "<cell>", "exec")
+        table = symtable.symtable(code, "<cell>", "exec")
     except SyntaxError:
-        return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)} - BUILTINS
+        return frozenset({n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name)} - BUILTINS)
     names = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
 
     def walk(scope: symtable.SymbolTable) -> None:
@@ -152,17 +165,12 @@ def _reads(stmt: ast.stmt) -> set[str]:
             walk(child)
 
     walk(table)
-    return names - BUILTINS
+    return frozenset(names - BUILTINS)
 
 
 def needed_code(sources: list[str], names: set[str]) -> list[str]:
     """The statements of `sources` (cells, in order) that `names` depend on, as code to run in order."""
-    parsed: list[list[ast.stmt] | None] = []
-    for source in sources:
-        try:
-            parsed.append(ast.parse(_transform(source)).body)
-        except SyntaxError:
-            parsed.append(None)
+    parsed = [_statements(source) for source in sources]
     modules: set[str] = set()
     for body in parsed:
         for stmt in body or []:
