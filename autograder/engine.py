@@ -443,12 +443,15 @@ def _finish(course_dir: Path, sub: Submission) -> str:
 def _warm_judge() -> None:
     """What the judge needs, imported once in the coordinator before judge workers are forked."""
     import numpy  # noqa: F401
-    import torch  # noqa: F401
+    import torch
 
     import course.checks  # noqa: F401
     import course.probes.core  # noqa: F401
     import course.quiz  # noqa: F401
     from autograder import grading, runner  # noqa: F401
+    from autograder.zygote import warm_torch
+
+    warm_torch(torch)
 
 
 def _kill(pid: int) -> None:

@@ -296,6 +296,7 @@ def grade_job(job: dict, control: socket.socket) -> dict:
     session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")))
     failures: list[dict] = []
     tampering: dict[str | None, list[str]] = {}
+    test_seconds: dict[str, float] = {}
     student_s = judge_s = 0.0
     count = 0
     nb = fixed.notebook
@@ -331,6 +332,7 @@ def grade_job(job: dict, control: socket.socket) -> dict:
                             tampered(probed, late)
                     tampered(item, verdict.tampering)
                     judge_s += time.perf_counter() - t0
+                    test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
                     cell.outputs = _clean_outputs(verdict.outputs)
                     cell.execution_count = count
                     if verdict.died:
@@ -373,5 +375,5 @@ def grade_job(job: dict, control: socket.socket) -> dict:
                                           "This item scores nothing until an instructor has reviewed it.")]
     result["notebook_json"] = nbformat.writes(nb)
     result["timings"] = {"student_s": student_s, "judge_s": judge_s, "total_s": time.perf_counter() - started,
-                         "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s}
+                         "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s, "tests": test_seconds}
     return result

@@ -47,6 +47,18 @@ def recv_message(sock: socket.socket, *, max_fds: int = 1) -> tuple[dict | None,
     return (message if isinstance(message, dict) else {}), fds
 
 
+# Imported on first use by what lessons do (drawing a figure, an error's traceback, the benchmark timer):
+# loaded once here rather than in every notebook's process.
+WARM_MODULES = ("matplotlib.pyplot", "matplotlib.backends.backend_agg", "PIL.features", "PIL.PngImagePlugin", "bdb",
+                "encodings.unicode_escape", "torch._subclasses.schema_check_mode", "torch.utils.benchmark",
+                "torch.utils.data")
+
+
+def warm_torch(torch: object) -> None:
+    """The first operation on a `meta` tensor imports some 800 modules (seconds): do it once, before forking."""
+    (torch.zeros(2, 3, device="meta") + 1).float().permute(1, 0).sum(0)
+
+
 def warm_up(threads: int) -> object:
     """Everything a notebook imports, loaded once; returns the shell children start from."""
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -57,14 +69,16 @@ def warm_up(threads: int) -> object:
     import pkgutil
 
     import numpy  # noqa: F401
-    import torch  # noqa: F401
+    import torch
 
     import course
 
-    try:
-        __import__("matplotlib.pyplot")
-    except Exception:
-        pass
+    warm_torch(torch)
+    for name in WARM_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
     for module in pkgutil.walk_packages(course.__path__, "course."):
         try:
             importlib.import_module(module.name)
