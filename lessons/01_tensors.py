@@ -702,10 +702,12 @@ check_shape(numpy_to_tensor_shape(np.zeros((3, 1), dtype=np.float32)[:, ::-1]), 
 check_shape(numpy_to_tensor_shape(pixels.transpose(2, 0, 1)), (4, 2, 3), what="the shape for a transposed (non-contiguous) view")
 check_shape(numpy_to_tensor_shape(np.arange(10)[::2]), (5,), what="the shape for a strided view a[::2]")
 check_shape(numpy_to_tensor_shape(np.broadcast_to(np.arange(3), (4, 3))), (4, 3), what="the shape for a read-only broadcast view")
-result, changed = call_watching_inputs(numpy_to_tensor_shape, pixels[:, ::-1])
-check_true(changed == [], "Expected numpy_to_tensor_shape to leave its input array unchanged (measured in your process), but it changed it.")
-result, changed = call_watching_inputs(numpy_to_tensor_shape, np.arange(6.0).reshape(2, 3).T)
-check_true(changed == [], "Expected numpy_to_tensor_shape to leave its input array unchanged (measured in your process), but it changed it.")
+for source, name in ((pixels[:, ::-1], "the flipped uint8 view img[:, ::-1]"), (np.arange(6.0).reshape(2, 3).T, "a transposed float64 array")):
+    result, changed = call_watching_inputs(numpy_to_tensor_shape, source)
+    check_true(changed == [],
+               f"Expected numpy_to_tensor_shape to leave its input, {name}, unchanged (same values, dtype and shape; measured "
+               "in your process), but it changed it: copy the array instead of writing into it.")
+    check_shape(result, source.shape, what=f"the shape for {name}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
