@@ -356,6 +356,7 @@ ITEMS = {
             'answer_rank_meaning = "C"\n',
             'answer_rank_meaning = "c".upper()\n',
             'answer_rank_meaning = "c"\n',
+            'answer_rank_meaning = " C "\n',
         ],
     },
 }

@@ -294,6 +294,8 @@ ITEMS = {
         "right": [
             'answer_int_dtype = "C"\n',
             "answer_int_dtype = 'C'  # Python ints become int64\n",
+            'answer_int_dtype = "c"\n',
+            'answer_int_dtype = " C"\n',
         ],
     },
     "answer_numpy_float_dtype": {
@@ -306,6 +308,7 @@ ITEMS = {
             'answer_numpy_float_dtype = "D"\n',
             'answer_numpy_float_dtype = "ABCD"[3]\n',
             'answer_numpy_float_dtype = "d"\n',
+            'answer_numpy_float_dtype = " D "\n',
         ],
     },
     "answer_linear_int_input": {
@@ -317,6 +320,8 @@ ITEMS = {
         "right": [
             'answer_linear_int_input = "A"\n',
             'answer_linear_int_input = "a".upper()\n',
+            'answer_linear_int_input = "a"\n',
+            'answer_linear_int_input = "A "\n',
         ],
     },
 }

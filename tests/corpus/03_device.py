@@ -315,6 +315,7 @@ ITEMS = {
             'answer_device_mismatch = "B"\n',
             "# A RuntimeError.\nanswer_device_mismatch = 'B'\n",
             'answer_device_mismatch = "b"\n',
+            'answer_device_mismatch = " b "\n',
         ],
     },
     "answer_to_returns_new": {
@@ -327,6 +328,8 @@ ITEMS = {
         "right": [
             'answer_to_returns_new = "B"\n',
             'answer_to_returns_new = "B"  # .to returns a new tensor\n',
+            'answer_to_returns_new = "b"\n',
+            'answer_to_returns_new = "\\tB"\n',
         ],
     },
     "answer_default_device": {
@@ -338,6 +341,8 @@ ITEMS = {
         "right": [
             'answer_default_device = "A"\n',
             "answer_default_device = 'A'\n",
+            'answer_default_device = "a"\n',
+            'answer_default_device = " A"\n',
         ],
     },
 }
