@@ -59,8 +59,7 @@ print("made directly on the lesson's device:", on_device.device)
 # `np.array([1, 2, 3])` builds an array; both keep one dtype for all their elements, and arithmetic,
 # indexing and slicing look the same. PyTorch has its own type because training a network needs two
 # things an array lacks: the data must be able to move to a GPU, and the operations on it must be
-# recorded so gradients can be computed. Layers, losses and optimizers in `torch.nn` only accept
-# tensors.
+# recorded so gradients can be computed. The layers and losses in `torch.nn` only accept tensors.
 #
 # | | NumPy array (`numpy.ndarray`) | PyTorch tensor (`torch.Tensor`) |
 # |---|---|---|
@@ -309,8 +308,8 @@ for dev in test_devices(meta=True):
 #
 # - `torch.zeros(2, 3)` and `torch.ones(2, 3)`: filled with 0 or 1, the usual start for a buffer or a
 #   bias;
-# - `torch.randn(2, 3)`: random numbers from a standard normal distribution, the usual start for a
-#   weight matrix (set `torch.manual_seed` to get the same numbers each run);
+# - `torch.randn(2, 3)`: random numbers from a standard normal distribution, a common start for a
+#   weight matrix you make by hand (set `torch.manual_seed` to get the same numbers each run);
 # - `torch.full((2, 3), 7.0)`, `torch.arange(6)`, and the `_like` versions (`torch.zeros_like(t)`),
 #   which copy the shape, dtype and device of another tensor.
 
@@ -460,6 +459,147 @@ check_key(answer_batch_shape, (32, 3, 224, 224), name="answer_batch_shape",
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ## Putting it together: a batch from images of different sizes
+#
+# `torch.stack` joins tensors of one shape along a new first dimension, and refuses tensors of
+# different shapes. Real data is rarely that tidy: scanned digits, crops and photos come in many
+# sizes. The usual way out is **padding**: make a zero tensor big enough for the largest item, copy
+# each item into one corner of it with a slice assignment, and keep a **mask**, a bool tensor that
+# is `True` where an entry is real data and `False` where it is padding, so that later steps (an
+# average, a loss) can leave the padding out.
+#
+# Here is the idea for number sequences of different lengths, padded into a `(N, L)` batch. Two
+# details matter. A slice assignment converts the values to the dtype of the tensor written into,
+# so the int sequences land in a float32 batch. And the mask comes from the lengths, not from
+# `padded != 0`: a real value can be 0 too, like the last number of the second sequence.
+
+# %%
+sequences = [torch.tensor([3, 1, 4]), torch.tensor([1, 0]), torch.tensor([9, 2, 6, 5])]
+try:
+    torch.stack(sequences)
+except RuntimeError as err:
+    print("RuntimeError:", err)
+
+longest = max(len(seq) for seq in sequences)
+padded = torch.zeros(len(sequences), longest, dtype=torch.float32, device=sequences[0].device)
+real = torch.zeros(len(sequences), longest, dtype=torch.bool, device=sequences[0].device)
+for i, seq in enumerate(sequences):
+    padded[i, : len(seq)] = seq
+    real[i, : len(seq)] = True
+print(padded)
+print(real)
+print("mean of the real entries of each row:", padded.sum(dim=1) / real.sum(dim=1))
+
+# %% [markdown]
+# ### Your turn: `pad_images`
+#
+# `images` is a list of grayscale images, each a 2-D tensor of shape `(H_i, W_i)` with at least
+# one row and one column; the sizes differ. All the images of one list share one dtype (any of
+# them: `uint8`, `int64`, `bool`, `float64`, ...) and one device. Return a pair `(batch, mask)`:
+#
+# - `batch`: a `float32` tensor of shape `(N, 1, H, W)` in the `(batch, channels, height, width)`
+#   layout, where `N` is the number of images and `H` and `W` are the largest height and the
+#   largest width in the list (they may come from different images). Image `i` fills the top-left
+#   corner of `batch[i, 0]` (its first `H_i` rows and `W_i` columns), with its values converted to
+#   float; every other entry is 0.
+# - `mask`: a `bool` tensor of shape `(N, H, W)` (no channel dimension), `True` exactly where image
+#   `i` has a pixel, whatever that pixel's value (a black pixel, 0, is still a pixel).
+#
+# Both live on the images' device (the tests use `meta` images too). An empty list raises
+# `ValueError`: there is no size to pad to. Leave the images unchanged.
+
+# %% answer pad_images
+def pad_images(images):
+    """Zero-pad 2-D images into a float32 (N, 1, H, W) batch, with a bool (N, H, W) mask of real pixels."""
+    ### BEGIN SOLUTION
+    if len(images) == 0:
+        raise ValueError("pad_images needs at least one image")
+    height = max(image.shape[0] for image in images)
+    width = max(image.shape[1] for image in images)
+    device = images[0].device
+    batch = torch.zeros(len(images), 1, height, width, dtype=torch.float32, device=device)
+    mask = torch.zeros(len(images), height, width, dtype=torch.bool, device=device)
+    for i, image in enumerate(images):
+        rows, cols = image.shape
+        batch[i, 0, :rows, :cols] = image
+        mask[i, :rows, :cols] = True
+    return batch, mask
+    ### END SOLUTION
+
+# %% test pad_images points=2
+import torch
+from course.checks import check_raises, check_tensor, check_true, passed
+
+
+def padded_pair(result, what):
+    """The (batch, mask) pair, or a message that says what came back instead."""
+    check_true(
+        isinstance(result, (tuple, list)) and len(result) == 2,
+        f"Expected {what} to return a pair (batch, mask), but found {type(result).__name__}: {result!r:.150}.",
+    )
+    return result
+
+
+small = [torch.tensor([[1, 2], [0, 4]], dtype=torch.uint8), torch.tensor([[5, 6, 7]], dtype=torch.uint8)]
+batch, mask = padded_pair(pad_images(small), "pad_images(two uint8 images)")
+check_tensor(batch, torch.tensor([[[[1.0, 2.0, 0.0], [0.0, 4.0, 0.0]]], [[[5.0, 6.0, 7.0], [0.0, 0.0, 0.0]]]]),
+             what="the batch from pad_images([(2, 2) image, (1, 3) image])")
+check_tensor(mask, torch.tensor([[[True, True, False], [True, True, False]], [[True, True, True], [False, False, False]]]),
+             what="the mask from pad_images([(2, 2) image, (1, 3) image]) (True at every real pixel, the black 0 at [0, 1, 0] included)")
+passed("pad_images")
+### BEGIN HIDDEN TESTS
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+
+def expected_pair(images):
+    height = max(image.shape[0] for image in images)
+    width = max(image.shape[1] for image in images)
+    batch = torch.zeros(len(images), 1, height, width)
+    mask = torch.zeros(len(images), height, width, dtype=torch.bool)
+    for i, image in enumerate(images):
+        batch[i, 0, : image.shape[0], : image.shape[1]] = image.double()
+        mask[i, : image.shape[0], : image.shape[1]] = True
+    return batch, mask
+
+
+def check_padding(images, what):
+    batch, mask = padded_pair(pad_images(images), what)
+    want_batch, want_mask = expected_pair(images)
+    check_tensor(batch, want_batch, what=f"the batch from {what}")
+    check_tensor(mask, want_mask, what=f"the mask from {what}")
+
+
+check_padding([torch.arange(6).reshape(2, 3)], "pad_images of a single (2, 3) int64 image (nothing to pad)")
+check_padding([torch.zeros(2, 2, dtype=torch.uint8), torch.zeros(3, 1, dtype=torch.uint8)],
+              "pad_images of all-black images (the mask still marks every real pixel)")
+check_padding([torch.ones(4, 1, dtype=torch.float64) * 0.25, torch.ones(1, 5, dtype=torch.float64) * -1.5],
+              "pad_images of float64 images, the tallest not the widest (H from one image, W from the other)")
+check_padding([torch.tensor([[True, False]]), torch.tensor([[False], [True]])], "pad_images of bool images")
+check_padding([torch.arange(12, dtype=torch.int32).reshape(3, 4).t(), torch.full((1, 1), 200, dtype=torch.int32)],
+              "pad_images with a transposed (non-contiguous) int32 image")
+generator = torch.Generator().manual_seed(3)
+sizes = [(5, 2), (1, 1), (3, 7), (6, 6), (2, 4)]
+pixels = [torch.randint(0, 256, size, generator=generator, dtype=torch.uint8) for size in sizes]
+check_padding(pixels, "pad_images of five uint8 images of sizes " + ", ".join(map(str, sizes)))
+check_raises(ValueError, pad_images, [], what="pad_images([]) (an empty list)")
+on_cpu = [torch.full((2, 5), 9, dtype=torch.uint8), torch.full((4, 3), 7, dtype=torch.uint8)]
+want_batch, want_mask = expected_pair(on_cpu)
+for dev in test_devices(meta=True):
+    batch, mask = padded_pair(pad_images([image.to(dev) for image in on_cpu]), f"pad_images of images on {dev}")
+    check_tensor(batch, want_batch.to(dev), what=f"the batch from pad_images of (2, 5) and (4, 3) images on {dev}")
+    check_tensor(mask, want_mask.to(dev), what=f"the mask from pad_images of (2, 5) and (4, 3) images on {dev}")
+images = [torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0], [4.0]])]
+result, changed = call_watching_inputs(pad_images, images)
+check_true(changed == [],
+           "Expected pad_images to leave the list of images and the images in it unchanged (measured in your "
+           "process), but it changed them: write into the new batch, not into the images.")
+batch, mask = padded_pair(result, "pad_images([(1, 2) image, (2, 1) image])")
+check_tensor(batch, torch.tensor([[[[1.0, 2.0], [0.0, 0.0]]], [[[3.0, 0.0], [4.0, 0.0]]]]),
+             what="the batch from pad_images([(1, 2) image, (2, 1) image])")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## From NumPy: negative strides and the fix
 #
 # Data often starts life as a NumPy array. `torch.from_numpy(a)` wraps the array's memory as a
@@ -487,15 +627,26 @@ except ValueError as err:
     print("and on a tensor, t[::-1] raises ValueError:", err)
 
 # %% [markdown]
-# The fix is to make a fresh array with ordinary strides first: `flipped.copy()` (or
-# `np.ascontiguousarray(flipped)`, but mind that it turns a 0-d array into a 1-element 1-D one). The
+# The fix is to make a fresh array with ordinary strides first: `flipped.copy()`. A copy is laid
+# out anew, row after row, so its strides are never negative, whatever the view looked like. The
 # copy no longer shares memory with the original, which is usually what you want anyway. On the
 # tensor side, `torch.flip(t, dims=...)` reverses an axis by copying.
+#
+# You may see `np.ascontiguousarray(flipped)` offered as the fix. Do not rely on it: it only copies
+# when NumPy does not already count the array as contiguous, and a reversed axis of size 1 does not
+# stop an array from counting as contiguous. So `np.zeros((1, 10, 20))[::-1]` comes back unchanged,
+# negative stride and all, and `from_numpy` still refuses it. It also turns a 0-d array into a
+# 1-element 1-D one.
 
 # %%
 fixed = torch.from_numpy(flipped.copy())
 print(fixed, fixed.shape, fixed.stride())
 print("torch.flip:", torch.flip(torch.arange(5), dims=[0]))
+
+one_image = np.zeros((1, 10, 20))[::-1]
+print("strides of np.zeros((1, 10, 20))[::-1]:       ", one_image.strides)
+print("after np.ascontiguousarray, still:           ", np.ascontiguousarray(one_image).strides)
+print("after .copy():                               ", one_image.copy().strides)
 print("0-d array, shape after .copy():", np.array(7.0).copy().shape,
       "  after np.ascontiguousarray:", np.ascontiguousarray(np.array(7.0)).shape)
 
@@ -546,13 +697,17 @@ check_shape(numpy_to_tensor_shape(pixels[..., ::-1]), (2, 3, 4), what="the shape
 check_shape(numpy_to_tensor_shape(np.flip(pixels, axis=0)), (2, 3, 4), what="the shape for np.flip(img, axis=0)")
 check_shape(numpy_to_tensor_shape(np.arange(5.0)[::-1]), (5,), what="the shape for a reversed vector a[::-1]")
 check_shape(numpy_to_tensor_shape(pixels[::-1, :, ::-2]), (2, 3, 2), what="the shape for a view with two negative strides")
+check_shape(numpy_to_tensor_shape(np.zeros((1, 10, 20))[::-1]), (1, 10, 20), what="the shape for np.zeros((1, 10, 20))[::-1] (a reversed axis of size 1)")
+check_shape(numpy_to_tensor_shape(np.zeros((3, 1), dtype=np.float32)[:, ::-1]), (3, 1), what="the shape for a (3, 1) array with its axis of size 1 reversed")
 check_shape(numpy_to_tensor_shape(pixels.transpose(2, 0, 1)), (4, 2, 3), what="the shape for a transposed (non-contiguous) view")
 check_shape(numpy_to_tensor_shape(np.arange(10)[::2]), (5,), what="the shape for a strided view a[::2]")
 check_shape(numpy_to_tensor_shape(np.broadcast_to(np.arange(3), (4, 3))), (4, 3), what="the shape for a read-only broadcast view")
-result, changed = call_watching_inputs(numpy_to_tensor_shape, pixels[:, ::-1])
-check_true(changed == [], "Expected numpy_to_tensor_shape to leave its input array unchanged (measured in your process), but it changed it.")
-result, changed = call_watching_inputs(numpy_to_tensor_shape, np.arange(6.0).reshape(2, 3).T)
-check_true(changed == [], "Expected numpy_to_tensor_shape to leave its input array unchanged (measured in your process), but it changed it.")
+for source, name in ((pixels[:, ::-1], "the flipped uint8 view img[:, ::-1]"), (np.arange(6.0).reshape(2, 3).T, "a transposed float64 array")):
+    result, changed = call_watching_inputs(numpy_to_tensor_shape, source)
+    check_true(changed == [],
+               f"Expected numpy_to_tensor_shape to leave its input, {name}, unchanged (same values, dtype and shape; measured "
+               "in your process), but it changed it: copy the array instead of writing into it.")
+    check_shape(result, source.shape, what=f"the shape for {name}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -613,7 +768,10 @@ print("torch.Size([2, 3]) == [2, 3]:", torch.Size([2, 3]) == [2, 3], "  == (2, 3
 # - `torch.zeros`, `torch.ones`, `torch.randn` make tensors of a given shape.
 # - Indexing, slicing and boolean masks work as in NumPy; slices are views.
 # - Image batches are `(batch, channels, height, width)`.
-# - `torch.from_numpy` and `torch.tensor` refuse negative-stride views; copy the array first.
+# - `torch.stack` needs tensors of one shape; pad items of different sizes into a zero tensor, and
+#   keep a mask of the real entries.
+# - `torch.from_numpy` and `torch.tensor` refuse negative-stride views; copy the array first with
+#   `.copy()`.
 #
 # ## Try it
 #

@@ -72,8 +72,9 @@ for dtype in (torch.uint8, torch.float16, torch.float32, torch.float64):
 # - `torch.arange(5)` follows its arguments: `int64` for ints, `float32` for `torch.arange(5.0)`.
 #
 # Deep learning runs on `float32` because it has enough digits for learning, takes half the memory
-# of `float64`, and GPUs compute it fast. Integers default to `int64` so that indices and counts
-# never overflow. You can always ask for a dtype with `dtype=`.
+# of `float64`, and GPUs compute it fast. Integers default to `int64` so that indices and counts do
+# not overflow in practice: an `int32` stops a little above two billion, an `int64` above nine
+# quintillion. You can always ask for a dtype with `dtype=`.
 
 # %%
 print("default dtype:        ", torch.get_default_dtype())
@@ -130,9 +131,11 @@ print("torch.tensor([1.0]):  ", torch.tensor([1.0]).dtype, "(from a Python list:
 print("integer array:        ", torch.from_numpy(np.array([1, 2, 3])).dtype)
 
 # %% [markdown]
-# A `float64` tensor does not stay alone: mixed with `float32` tensors in arithmetic, it turns the
-# result into `float64` too (the wider dtype wins), which doubles the memory of everything after it,
-# and in a layer it stops with an error (see "Casting for `nn.Linear`" below).
+# A `float64` tensor does not stay alone: in arithmetic with a `float32` tensor of features or
+# weights, the result is `float64` too (between two tensors that have dimensions, the wider float
+# wins; "Arithmetic with mixed dtypes" below has the full rule and its one surprise). That doubles
+# the memory of everything computed after it, and in a layer it stops with an error (see "Casting
+# for `nn.Linear`" below).
 
 # %%
 weights = torch.randn(3)
@@ -198,13 +201,18 @@ print("from NumPy, cast first:", torch.from_numpy(a.astype(np.float32)).dtype)
 # Casting changes values when the new dtype cannot hold them:
 #
 # - float to int drops the fraction, towards zero (`-1.7` becomes `-1`; it does not round);
-# - a value outside an integer dtype's range wraps around (`300` as `uint8` is `44`);
+# - an integer outside the range of a smaller integer dtype wraps around, keeping only the low bits
+#   (`300` as `uint8` is `44`, and `-1` is `255`);
+# - a *float* outside an integer dtype's range has no defined result: what you get depends on the
+#   machine and the device, so clamp first (`x.clamp(0, 255)` before `.to(torch.uint8)`) when the
+#   values may not fit;
 # - `float32` keeps about 7 significant digits, so large ints lose their last digits;
 # - anything to `bool` is `True` when it is not zero.
 
 # %%
 print(torch.tensor([1.7, -1.7, 2.5]).long())
 print(torch.tensor([300, 256, -1]).to(torch.uint8))
+print(torch.tensor([312.5, -3.0, 17.9]).clamp(0, 255).to(torch.uint8))
 print(torch.tensor([16_777_217, 123_456_789]).float().long())
 print(torch.tensor([0.0, 2.0, -0.5]).bool())
 
@@ -323,6 +331,8 @@ check_tensor(features_from_numpy(grid[:, ::-1]), torch.tensor([[2.0, 1.0, 0.0], 
 check_tensor(features_from_numpy(np.flip(grid.astype(np.float64), axis=0)), torch.tensor([[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]), what="features_from_numpy of np.flip(a, axis=0)")
 check_tensor(features_from_numpy(grid.T), torch.tensor([[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]), what="features_from_numpy of a transposed (non-contiguous) view")
 check_tensor(features_from_numpy(np.arange(8.0)[::-2]), torch.tensor([7.0, 5.0, 3.0, 1.0]), what="features_from_numpy of a view with step -2")
+check_tensor(features_from_numpy(np.arange(4).reshape(1, 4)[::-1]), torch.tensor([[0.0, 1.0, 2.0, 3.0]]),
+             what="features_from_numpy of a one-row array with its rows reversed (a negative stride on an axis of size 1)")
 for dtype in (np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.float16, np.float32, np.float64):
     values = np.array([[0, 1], [2, 100]], dtype=dtype)
     check_tensor(features_from_numpy(values), torch.tensor([[0.0, 1.0], [2.0, 100.0]]), what=f"features_from_numpy of a {np.dtype(dtype).name} array")
@@ -342,19 +352,107 @@ for source in (grid[:, ::-1], np.array([0.5, 1.5, 2.5]), np.array(True)):
 # %% [markdown]
 # ## Arithmetic with mixed dtypes
 #
-# When an operation mixes dtypes, PyTorch picks the result's dtype by *type promotion*: floats win
-# over ints, and the wider float wins between two tensors of floats. A Python number does not widen
-# a tensor's float dtype (`t * 2.5` stays `float32`). Division `/` always gives floats; `//` keeps
-# ints. `torch.result_type` tells you in advance.
+# When an operation mixes dtypes, PyTorch picks the result's dtype by *type promotion*. It sorts
+# dtypes into kinds, bool below integers below floats, and it ranks the operands in three tiers:
+# tensors with at least one dimension first, then 0-d tensors, then Python numbers.
+#
+# - Between tensors that have dimensions, the higher kind wins, and within one kind the wider
+#   dtype wins: `int64` with `float32` gives `float32`, and `float32` with `float64` gives `float64`.
+# - A 0-d tensor or a Python number changes the result only when it is of a higher kind than every
+#   tensor with dimensions. So `t * 2.5` stays `float32` for a `float32` tensor `t`, and a `float32`
+#   vector times a 0-d `float64` tensor stays `float32`. But an `int64` vector times a 0-d
+#   `float64` tensor becomes `float64`, and an `int64` tensor plus `0.5` becomes `float32`, the
+#   default dtype.
+#
+# Division `/` always gives floats; `//` keeps ints. `torch.result_type(a, b)` tells you the
+# result's dtype in advance.
 
 # %%
 ints = torch.tensor([7, 2])
-print("int64 + 0.5        ->", (ints + 0.5).dtype)
-print("int64 / int64      ->", (ints / ints).dtype, ints / 2)
-print("int64 // 2         ->", (ints // 2).dtype, ints // 2)
-print("float32 * 2.5      ->", (torch.ones(2) * 2.5).dtype)
-print("float32 + float64  ->", (torch.ones(2) + torch.ones(2, dtype=torch.float64)).dtype)
+print("int64 + 0.5                 ->", (ints + 0.5).dtype)
+print("int64 / int64               ->", (ints / ints).dtype, ints / 2)
+print("int64 // 2                  ->", (ints // 2).dtype, ints // 2)
+print("float32 * 2.5               ->", (torch.ones(2) * 2.5).dtype)
+print("float32 + float64           ->", (torch.ones(2) + torch.ones(2, dtype=torch.float64)).dtype)
+print("float32 vector * 0-d float64 ->", (torch.ones(2) * torch.tensor(3.0, dtype=torch.float64)).dtype)
+print("int64 vector * 0-d float64  ->", (ints * torch.tensor(3.0, dtype=torch.float64)).dtype)
 print("torch.result_type(ints, 2.5):", torch.result_type(ints, 2.5))
+
+# %% [markdown]
+# ### Integer arithmetic wraps around too
+#
+# The same rules keep two `uint8` tensors in `uint8`, and a Python int does not widen them either.
+# Arithmetic then wraps around exactly like a cast: a pixel of 200 made brighter by 100 becomes 44,
+# and 10 - 200 becomes 66, without any error or warning. Image data is the usual victim, since
+# pixels arrive as `uint8`. Cast to a dtype that can hold every intermediate result (`int16`,
+# `int32` or `float32`) before you compute, and come back at the end if you need to.
+
+# %%
+pixels = torch.tensor([10, 200, 250], dtype=torch.uint8)
+print("pixels + 100, in uint8:   ", pixels + 100)
+print("10 - 200, in uint8:       ", torch.tensor(10, dtype=torch.uint8) - torch.tensor(200, dtype=torch.uint8))
+brighter = (pixels.to(torch.int16) + 100).clamp(max=255).to(torch.uint8)
+print("through int16, clamped:   ", brighter)
+
+# %% [markdown]
+# ### Your turn: `abs_pixel_difference`
+#
+# `a` and `b` are `uint8` tensors of one shape: two grayscale images, or two batches of them, or a
+# single pixel each (0-d), or even empty ones. Return how far apart they are at each pixel,
+# `|a - b|`, as a **`uint8`** tensor of that shape on their device (every difference of two `uint8`
+# values fits in `uint8`, from 0 to 255). Mind the wrap-around: in `uint8`, `a - b` is wrong
+# wherever `b` is larger. Leave `a` and `b` unchanged. The tests also use `meta` tensors.
+
+# %% answer abs_pixel_difference
+def abs_pixel_difference(a, b):
+    """|a - b| per pixel for two uint8 tensors of one shape, as uint8, without wrap-around."""
+    ### BEGIN SOLUTION
+    return (a.to(torch.int16) - b.to(torch.int16)).abs().to(torch.uint8)
+    ### END SOLUTION
+
+# %% test abs_pixel_difference points=2
+import torch
+from course.checks import check_tensor, check_true, passed
+
+dark = torch.tensor([10, 200, 50, 0], dtype=torch.uint8)
+light = torch.tensor([200, 10, 50, 255], dtype=torch.uint8)
+check_tensor(abs_pixel_difference(dark, light), torch.tensor([190, 190, 0, 255], dtype=torch.uint8),
+             what="abs_pixel_difference([10, 200, 50, 0], [200, 10, 50, 255])")
+passed("abs_pixel_difference")
+### BEGIN HIDDEN TESTS
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+
+def expected_difference(a, b):
+    return (a.to("cpu", torch.int64) - b.to("cpu", torch.int64)).abs().to(torch.uint8)
+
+
+generator = torch.Generator().manual_seed(14)
+first = torch.randint(0, 256, (2, 3, 4, 5), generator=generator, dtype=torch.uint8)
+second = torch.randint(0, 256, (2, 3, 4, 5), generator=generator, dtype=torch.uint8)
+check_tensor(abs_pixel_difference(first, second), expected_difference(first, second),
+             what="abs_pixel_difference of two random uint8 (2, 3, 4, 5) batches")
+check_tensor(abs_pixel_difference(second, first), expected_difference(first, second),
+             what="abs_pixel_difference with a and b swapped (the same distances)")
+check_tensor(abs_pixel_difference(torch.tensor([255, 0, 128], dtype=torch.uint8), torch.tensor([0, 255, 127], dtype=torch.uint8)),
+             torch.tensor([255, 255, 1], dtype=torch.uint8), what="abs_pixel_difference at the ends of the uint8 range")
+check_tensor(abs_pixel_difference(torch.tensor(3, dtype=torch.uint8), torch.tensor(250, dtype=torch.uint8)),
+             torch.tensor(247, dtype=torch.uint8), what="abs_pixel_difference of two 0-d uint8 tensors (3 and 250)")
+check_tensor(abs_pixel_difference(torch.zeros(0, 4, dtype=torch.uint8), torch.zeros(0, 4, dtype=torch.uint8)),
+             torch.zeros(0, 4, dtype=torch.uint8), what="abs_pixel_difference of empty (0, 4) tensors")
+grid = torch.arange(0, 240, 20, dtype=torch.uint8).reshape(3, 4)
+check_tensor(abs_pixel_difference(grid.t(), grid.flip(0).t()), expected_difference(grid.t(), grid.flip(0).t()),
+             what="abs_pixel_difference of transposed (non-contiguous) images")
+for dev in test_devices(meta=True):
+    moved = abs_pixel_difference(first.to(dev), second.to(dev))
+    check_tensor(moved, expected_difference(first, second).to(dev), what=f"abs_pixel_difference of uint8 batches on {dev}")
+result, changed = call_watching_inputs(abs_pixel_difference, dark.clone(), light.clone())
+check_true(changed == [],
+           f"Expected abs_pixel_difference to leave a and b unchanged (measured in your process), but it changed {changed}: "
+           "compute into new tensors instead of writing into the inputs.")
+check_tensor(result, torch.tensor([190, 190, 0, 255], dtype=torch.uint8), what="abs_pixel_difference([10, 200, 50, 0], [200, 10, 50, 255])")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Some operations refuse integers outright. `mean` is one: the mean of ints is usually not an int,
@@ -481,8 +579,10 @@ inputs = torch.from_numpy(batch).to(device, torch.float32)
 print("on", layer_on_device(inputs).device, "with dtype", layer_on_device(inputs).dtype)
 
 # %% [markdown]
-# Not everything should become a float. Class labels for `nn.CrossEntropyLoss` are class *indices*
-# and must stay integers (`int64`); cast the inputs, not the labels.
+# Not everything should become a float. Class labels for `nn.CrossEntropyLoss`, one per sample in a
+# tensor of shape `(N,)`, are class *indices*: keep them `int64`. A float tensor of that shape makes
+# the loss raise an error, and so does an `int32` one; cast the inputs, not the labels. (A float
+# target of the logits' own shape `(N, C)` means something else: a probability for each class.)
 
 # %%
 logits = torch.randn(2, 3)
@@ -492,6 +592,101 @@ try:
     nn.CrossEntropyLoss()(logits, labels.float())
 except RuntimeError as err:
     print("RuntimeError with float labels:", err)
+
+# %% [markdown]
+# ### Labels that arrive as floats
+#
+# A small data set often comes as one table read from a CSV file, one row per sample, with the
+# features in the first columns and the class label in the last. `np.loadtxt` reads every column as
+# `float64`, so the labels arrive as floats too (`2.0`, not `2`).
+
+# %%
+import io
+
+csv_file = io.StringIO("0.5,1.5,2\n1.0,-0.5,0\n0.0,2.5,1\n")
+table = np.loadtxt(csv_file, delimiter=",")
+print(table.dtype)
+print(table)
+print("the label column:", table[:, -1], "as int64:", table[:, -1].astype(np.int64))
+
+# %% [markdown]
+# ### Your turn: `features_and_labels`
+#
+# Turn such a table into what `nn.Linear` and `nn.CrossEntropyLoss` want. `table` is a 2-D NumPy
+# array of shape `(N, D + 1)` with `D >= 0`. Its dtype is `float64`, `float32` or an integer dtype,
+# and it may be a view with negative strides, such as `table[::-1]` (the rows in reverse order),
+# even one with a single row. Return a pair `(features, labels)`:
+#
+# - `features`: a `float32` tensor of shape `(N, D)`, the first `D` columns;
+# - `labels`: an `int64` tensor of shape `(N,)`, the last column;
+# - a label that is not a whole number (such as `1.5`) means the table is not what you think it is:
+#   raise `ValueError` rather than let the cast drop the fraction (compare the column with its
+#   rounded values, for instance);
+# - `N` may be 0: a `(0, D + 1)` table gives tensors of shapes `(0, D)` and `(0,)`.
+#
+# Leave `table` unchanged.
+
+# %% answer features_and_labels
+def features_and_labels(table):
+    """(float32 features (N, D), int64 labels (N,)) from a table whose last column holds class labels."""
+    ### BEGIN SOLUTION
+    column = table[:, -1]
+    if np.any(column != np.round(column)):
+        raise ValueError(f"every label must be a whole number, but the last column holds {column[column != np.round(column)][:3]}")
+    features = torch.from_numpy(table[:, :-1].astype(np.float32))
+    labels = torch.from_numpy(column.astype(np.int64))
+    return features, labels
+    ### END SOLUTION
+
+# %% test features_and_labels points=2
+import numpy as np
+import torch
+from course.checks import check_raises, check_tensor, check_true, passed
+
+
+def check_split(table, features, labels, what):
+    """Compare the (features, labels) pair with the expected one, so a failure names the half that is wrong."""
+    result = features_and_labels(table)
+    check_true(
+        isinstance(result, (tuple, list)) and len(result) == 2,
+        f"Expected {what} to return a pair (features, labels), but found {type(result).__name__}: {result!r:.150}.",
+    )
+    check_tensor(result[0], features, what=f"the features from {what}")
+    check_tensor(result[1], labels, what=f"the labels from {what}")
+
+
+check_split(np.array([[0.5, 1.5, 2.0], [1.0, -0.5, 0.0]]), torch.tensor([[0.5, 1.5], [1.0, -0.5]]), torch.tensor([2, 0]),
+            "features_and_labels of a float64 (2, 3) table")
+check_raises(ValueError, features_and_labels, np.array([[0.1, 0.2, 1.5]]),
+             what="features_and_labels of a table whose label is 1.5")
+passed("features_and_labels")
+### BEGIN HIDDEN TESTS
+from course.probes.core import call_watching_inputs
+
+rows = np.array([[0.25, -1.0, 3.0, 1.0], [2.0, 0.5, -4.0, 0.0], [1.5, 1.5, 1.5, 2.0]])
+want_features = torch.tensor([[0.25, -1.0, 3.0], [2.0, 0.5, -4.0], [1.5, 1.5, 1.5]])
+want_labels = torch.tensor([1, 0, 2])
+check_split(rows, want_features, want_labels, "features_and_labels of a float64 (3, 4) table")
+check_split(rows.astype(np.float32), want_features, want_labels, "features_and_labels of a float32 table")
+check_split(rows[::-1], want_features.flip(0), want_labels.flip(0), "features_and_labels of table[::-1] (rows reversed, a negative stride)")
+check_split(rows[1:2][::-1], want_features[1:2], want_labels[1:2],
+            "features_and_labels of a one-row table with its rows reversed (np.ascontiguousarray keeps that negative stride)")
+check_split(np.ascontiguousarray(rows.T).T, want_features, want_labels, "features_and_labels of a transposed (non-contiguous) view")
+check_split(np.array([[3, 7, 1], [0, -2, 4]]), torch.tensor([[3.0, 7.0], [0.0, -2.0]]), torch.tensor([1, 4]),
+            "features_and_labels of an int64 table")
+check_split(np.array([[9, 0], [8, 1]], dtype=np.uint8), torch.tensor([[9.0], [8.0]]), torch.tensor([0, 1]),
+            "features_and_labels of a uint8 table")
+check_split(np.array([[4.0], [1.0], [0.0]]), torch.zeros(3, 0), torch.tensor([4, 1, 0]),
+            "features_and_labels of a (3, 1) table (no feature columns, D = 0)")
+check_split(np.zeros((0, 4)), torch.zeros(0, 3), torch.zeros(0, dtype=torch.int64), "features_and_labels of an empty (0, 4) table")
+check_split(np.array([[0.5, 1000.0], [-0.5, 12.0]]), torch.tensor([[0.5], [-0.5]]), torch.tensor([1000, 12]),
+            "features_and_labels of a table with labels 1000 and 12")
+for bad, label in ((2.999, "2.999"), (0.25, "0.25"), (-1.5, "-1.5")):
+    table = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, bad]])
+    check_raises(ValueError, features_and_labels, table, what=f"features_and_labels of a table whose last label is {label}")
+result, changed = call_watching_inputs(features_and_labels, rows[::-1])
+check_true(changed == [], "Expected features_and_labels to leave its table unchanged (measured in your process), but it changed it.")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Common mistakes
@@ -505,6 +700,8 @@ except RuntimeError as err:
 # - **Expecting a cast to round.** `.long()` drops the fraction towards zero; round first with
 #   `torch.round` if that is what you mean.
 # - **Calling `.mean()` on ints.** It raises; cast to a float dtype first.
+# - **Computing on `uint8` pixels.** Sums and differences wrap around silently; cast to `int16`,
+#   `int32` or `float32` first.
 # - **Casting labels to float.** Class indices for `CrossEntropyLoss` stay `int64`.
 
 # %%
@@ -522,8 +719,11 @@ print("round, then cast:", torch.round(torch.tensor([1.7, -1.7])).long(), "  cas
 # - Python floats become `float32` and Python ints `int64`; factory functions make `float32`.
 # - NumPy floats are `float64`, and `torch.from_numpy` and `torch.tensor` keep that dtype.
 # - Cast with `.float()`, `.long()`, `.to(torch.float32)` or `.to(device, dtype)`; the result is a
-#   new tensor, and casting can truncate, wrap around or lose digits.
-# - Mixed arithmetic promotes to the wider dtype; `mean` needs floats.
+#   new tensor, and casting can truncate, wrap around (int to int), lose digits, or give
+#   machine-dependent values (a float out of an int dtype's range).
+# - Mixed arithmetic promotes: the higher kind wins, then the wider dtype, but a 0-d tensor or a
+#   Python number only counts when it is of a higher kind. `uint8` arithmetic wraps around; `mean`
+#   needs floats.
 # - `nn.Linear` needs inputs in its weights' dtype: cast ints and `float64` with `.float()`; keep
 #   class labels `int64`.
 #

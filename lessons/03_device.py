@@ -117,8 +117,9 @@ print(torch.device("cpu") == torch.device("cpu"), torch.device("cpu") == torch.d
 # ### Your turn: `pick_device`
 #
 # Return a `torch.device` (not a string) of type `"cuda"` when CUDA is available, else `"cpu"`.
-# Careful: `torch.cuda.is_available` is a function. Without the parentheses it is an object, and
-# every object counts as true in an `if`.
+# Careful: `torch.cuda.is_available` is a function. Without the parentheses you test the function
+# object itself instead of its answer, and a function object always counts as true in an `if`, so
+# the code would pick `"cuda"` on every machine, GPU or not.
 
 # %% answer pick_device
 def pick_device():
@@ -346,7 +347,7 @@ def move_batch(batch, device):
 
 # %% test move_batch points=3
 import torch
-from course.checks import check_nested, passed
+from course.checks import check_nested, check_true, passed
 
 batch = {"images": torch.ones(2, 3), "labels": torch.tensor([0, 1])}
 check_nested(move_batch(batch, "meta"),
@@ -357,7 +358,6 @@ check_nested(move_batch(pair, "meta"), (torch.zeros(4, device="meta"), torch.ara
              what="move_batch((images, labels), 'meta')")
 passed("move_batch")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 
@@ -531,7 +531,7 @@ def add_on_device(a, b):
 
 # %% test add_on_device points=2
 import torch
-from course.checks import check_tensor, passed
+from course.checks import check_tensor, check_true, passed
 
 check_tensor(add_on_device(torch.tensor([1.0, 2.0]), torch.tensor([10.0, 20.0])), torch.tensor([11.0, 22.0]),
              what="add_on_device of two CPU tensors")
@@ -539,7 +539,6 @@ check_tensor(add_on_device(torch.ones(2, 3, device="meta"), torch.ones(2, 3)), t
              what="add_on_device(a on meta, b on the CPU)")
 passed("add_on_device")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 
@@ -567,6 +566,222 @@ if torch.cuda.is_available():
                  torch.tensor([1.0, 2.0, 3.0], device="cuda"), what="add_on_device(a on cuda, b on the CPU)")
     check_tensor(add_on_device(torch.ones(3), torch.arange(3.0, device="cuda")),
                  torch.tensor([1.0, 2.0, 3.0]), what="add_on_device(a on the CPU, b on cuda)")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Finding the tensor on the wrong device
+#
+# The mismatch error names two devices, not the tensor at fault. In a batch with a dozen entries,
+# nested a few levels deep, the quick way to find the culprit is to walk the batch the way
+# `move_batch` does and note where each stray tensor sits. A **path** says where: the keys and
+# indices that lead from the batch to the tensor, in order. In the batch below, the path of the
+# mask is `("extra", 0)`: the key `"extra"`, then index 0 of the list stored under it.
+
+# %%
+batch = {"images": torch.ones(2, 3, device=target), "extra": [torch.ones(2), "ids 7-8"]}
+print("images:", batch["images"].device, "  the tensor at ('extra', 0):", batch["extra"][0].device)
+try:
+    batch["images"] + batch["extra"][0].unsqueeze(1)
+except RuntimeError as err:
+    print("RuntimeError:", err)
+
+# %% [markdown]
+# ### Your turn: `find_misplaced`
+#
+# Return the paths of the tensors in `batch` that are **not** on `device`, as a list of tuples.
+#
+# - `batch` is nested like `move_batch`'s input: dicts, lists and tuples, to any depth, with tensors
+#   and other values (ints, strings, `None`) as leaves. Only tensors count.
+# - A path is a tuple of the dict keys and list or tuple indices that lead from `batch` to the
+#   tensor, outermost first, such as `("extra", 0)` above. When `batch` is itself a tensor, its
+#   path is the empty tuple `()`.
+# - `device` is a `torch.device` or a string such as `"cpu"` or `"meta"`. Compare whole devices, as
+#   `same_device` does; the tests give devices exactly as `tensor.device` shows them (`"cuda:0"`,
+#   not `"cuda"`).
+# - The order of the paths does not matter. Return an empty list when every tensor is in place, or
+#   when there is no tensor at all.
+# - Leave `batch` unchanged.
+
+# %% answer find_misplaced
+def find_misplaced(batch, device):
+    """The paths (tuples of keys and indices) of the tensors in `batch` that are not on `device`."""
+    ### BEGIN SOLUTION
+    target = torch.device(device)
+    found = []
+
+    def walk(node, path):
+        if isinstance(node, torch.Tensor):
+            if node.device != target:
+                found.append(path)
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                walk(item, path + (key,))
+        elif isinstance(node, (list, tuple)):
+            for index, item in enumerate(node):
+                walk(item, path + (index,))
+
+    walk(batch, ())
+    return found
+    ### END SOLUTION
+
+# %% test find_misplaced points=2
+import torch
+from course.checks import check_true, passed
+
+
+def check_paths(found, expected, what):
+    """Paths compared by meaning: in any order, each a tuple (or list) of keys and indices."""
+    well_formed = isinstance(found, (list, tuple)) and all(isinstance(path, (list, tuple)) for path in found)
+    check_true(well_formed, f"Expected {what} to be a list of paths (tuples of keys and indices), but found {found!r:.200}.")
+    mine = sorted(repr(tuple(path)) for path in found)
+    theirs = sorted(repr(tuple(path)) for path in expected)
+    check_true(mine == theirs, f"Expected {what} to be the paths {sorted(expected, key=repr)} (in any order), but found {list(found)!r:.300}.")
+
+
+batch = {"images": torch.ones(2, 3, device="meta"), "extra": [torch.ones(2), "ids 7-8"]}
+check_paths(find_misplaced(batch, "meta"), [("extra", 0)], what="find_misplaced(batch, 'meta') for the lesson's batch")
+check_paths(find_misplaced(batch, "cpu"), [("images",)], what="find_misplaced(batch, 'cpu') for the lesson's batch")
+passed("find_misplaced")
+### BEGIN HIDDEN TESTS
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+
+def mixed_batch(home, away):
+    deep = torch.zeros(1, device=away)
+    for _ in range(6):
+        deep = [deep]
+    return {
+        "images": torch.ones(2, 3, device=home),
+        "labels": (torch.tensor([0, 1], device=home), torch.tensor([1, 0], device=away)),
+        "info": {"name": "batch-3", "ids": [3, 4], "mask": None, "weights": [torch.ones(2, device=home), torch.ones(2, device=away)]},
+        7: torch.tensor(2.5, device=away),
+        "empty": [[], (), {}],
+        "deep": deep,
+    }
+
+
+away_paths = [("labels", 1), ("info", "weights", 1), (7,), ("deep", 0, 0, 0, 0, 0, 0)]
+home_paths = [("images",), ("labels", 0), ("info", "weights", 0)]
+check_paths(find_misplaced(mixed_batch("cpu", "meta"), "cpu"), away_paths,
+            what="find_misplaced(nested batch, 'cpu') with four meta tensors in it")
+check_paths(find_misplaced(mixed_batch("cpu", "meta"), torch.device("meta")), home_paths,
+            what="find_misplaced(nested batch, torch.device('meta')) (a torch.device, not a string)")
+check_paths(find_misplaced(mixed_batch("cpu", "meta"), torch.device("cpu")), away_paths,
+            what="find_misplaced(nested batch, torch.device('cpu'))")
+check_paths(find_misplaced(mixed_batch("meta", "meta"), "meta"), [], what="find_misplaced of a batch already all on 'meta'")
+check_paths(find_misplaced({"id": 3, "names": ["a", "b"], "none": None, "nested": [[], {}]}, "cpu"), [],
+            what="find_misplaced of a batch without any tensor")
+check_paths(find_misplaced(torch.ones(3, device="meta"), "cpu"), [()],
+            what="find_misplaced(a bare meta tensor, 'cpu') (its path is the empty tuple)")
+check_paths(find_misplaced(torch.ones(3), "cpu"), [], what="find_misplaced(a bare CPU tensor, 'cpu')")
+check_paths(find_misplaced([(torch.ones(1), torch.ones(1, device="meta")), [torch.ones(1, device="meta")]], "cpu"), [(0, 1), (1, 0)],
+            what="find_misplaced of a list holding a tuple and a list")
+check_paths(find_misplaced({0: torch.ones(1, device="meta"), "0": torch.ones(1)}, "cpu"), [(0,)],
+            what="find_misplaced of a dict whose keys are 0 and '0' (keys kept as they are)")
+for dev in test_devices(meta=True):
+    place = str(torch.zeros(1, device=dev).device)
+    check_paths(find_misplaced(mixed_batch(dev, "cpu" if dev != "cpu" else "meta"), place),
+                [("labels", 1), ("info", "weights", 1), (7,), ("deep", 0, 0, 0, 0, 0, 0)],
+                what=f"find_misplaced(nested batch, {place!r})")
+result, changed = call_watching_inputs(find_misplaced, mixed_batch("cpu", "meta"), "cpu")
+check_true(changed == [], "Expected find_misplaced to leave the batch unchanged (measured in your process), but it changed it.")
+check_paths(result, away_paths, what="find_misplaced(nested batch, 'cpu')")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## A model's device: read it from its parameters
+#
+# A model has no `.device` of its own; its parameters do. `next(model.parameters()).device` reads
+# the device of the first one, and since a model moves with one `model.to(device)` call, all of them
+# normally share it. A function that is handed a model (to evaluate it, say) should read the device
+# there instead of assuming one, and bring the inputs to it.
+#
+# `model.state_dict()` gives the same tensors as a plain dict, one entry per parameter. For
+# `nn.Linear(in_features, out_features)` there are two: `"weight"`, of shape
+# `(out_features, in_features)`, and `"bias"`, of shape `(out_features,)`; a layer made with
+# `bias=False` has no `"bias"` entry. The layer computes `x @ weight.T + bias`.
+
+# %%
+layer = nn.Linear(3, 2).to(target)
+params = layer.state_dict()
+print({name: (tuple(t.shape), str(t.device)) for name, t in params.items()})
+print("the layer's device:", next(layer.parameters()).device)
+print("without a bias:", list(nn.Linear(3, 2, bias=False).state_dict()))
+inputs = torch.randn(4, 3)
+outputs = layer(inputs.to(next(layer.parameters()).device))
+print("outputs:", tuple(outputs.shape), "on", outputs.device)
+
+# %% [markdown]
+# ### Your turn: `linear_on_param_device`
+#
+# `params` holds a linear layer's parameters as `layer.state_dict()` gives them: `params["weight"]`
+# of shape `(out_features, in_features)` and, unless the layer has no bias, `params["bias"]` of
+# shape `(out_features,)`. `x` is a float batch of shape `(N, in_features)` (`N` may be 0) that may
+# live on another device, as a batch from a data loader arrives on the CPU.
+#
+# Return `x @ weight.T + bias` (without the `+ bias` when there is no `"bias"` entry), computed on
+# the weight's device, and leave the result there. Do not move or change the parameters, and leave
+# `x` unchanged. A bias on another device than the weight means the layer was only half moved: that
+# must fail with a `RuntimeError` (adding the two where they are raises one for you). The tests put
+# the parameters on `meta` and `x` on the CPU.
+
+# %% answer linear_on_param_device
+def linear_on_param_device(params, x):
+    """`x @ weight.T + bias` for a linear layer's state dict, computed on the weight's device."""
+    ### BEGIN SOLUTION
+    weight = params["weight"]
+    out = x.to(weight.device) @ weight.T
+    if "bias" in params:
+        out = out + params["bias"]
+    return out
+    ### END SOLUTION
+
+# %% test linear_on_param_device points=2
+import torch
+from course.checks import check_raises, check_tensor, check_true, passed
+
+weight = torch.tensor([[1.0, 0.0, 2.0], [0.0, -1.0, 0.5]])
+bias = torch.tensor([0.5, -0.5])
+x = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 1.0]])
+check_tensor(linear_on_param_device({"weight": weight, "bias": bias}, x), torch.tensor([[7.5, -1.0], [2.5, 0.0]]),
+             what="linear_on_param_device with everything on the CPU")
+check_tensor(linear_on_param_device({"weight": weight.to("meta"), "bias": bias.to("meta")}, x), torch.empty(2, 2, device="meta"),
+             what="linear_on_param_device with the parameters on meta and x on the CPU")
+passed("linear_on_param_device")
+### BEGIN HIDDEN TESTS
+from course.device import test_devices
+from course.probes.core import call_watching_inputs
+
+check_tensor(linear_on_param_device({"weight": weight}, x), torch.tensor([[7.0, -0.5], [2.0, 0.5]]),
+             what="linear_on_param_device without a 'bias' entry (a layer made with bias=False)")
+check_tensor(linear_on_param_device({"weight": weight.to("meta")}, x), torch.empty(2, 2, device="meta"),
+             what="linear_on_param_device without a bias, the weight on meta and x on the CPU")
+check_tensor(linear_on_param_device({"bias": bias.to("meta"), "weight": weight.to("meta")}, torch.ones(5, 3)), torch.empty(5, 2, device="meta"),
+             what="linear_on_param_device with the 'bias' entry listed first")
+check_tensor(linear_on_param_device({"weight": weight.to("meta"), "bias": bias.to("meta")}, torch.ones(0, 3)), torch.empty(0, 2, device="meta"),
+             what="linear_on_param_device of an empty (0, 3) batch, the parameters on meta")
+check_tensor(linear_on_param_device({"weight": weight, "bias": bias}, torch.ones(0, 3)), torch.empty(0, 2),
+             what="linear_on_param_device of an empty (0, 3) batch on the CPU")
+check_tensor(linear_on_param_device({"weight": weight, "bias": bias}, x.t().contiguous().t()), torch.tensor([[7.5, -1.0], [2.5, 0.0]]),
+             what="linear_on_param_device of a transposed (non-contiguous) x")
+square = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+check_tensor(linear_on_param_device({"weight": square, "bias": torch.zeros(2)}, torch.tensor([[1.0, 0.0]])), torch.tensor([[1.0, 3.0]]),
+             what="linear_on_param_device with a square weight (x @ weight.T, not x @ weight)")
+check_raises(RuntimeError, linear_on_param_device, {"weight": weight.to("meta"), "bias": bias}, x,
+             what="linear_on_param_device with the weight on meta and the bias on the CPU (a half-moved layer)")
+check_raises(RuntimeError, linear_on_param_device, {"weight": weight, "bias": bias.to("meta")}, x,
+             what="linear_on_param_device with the weight on the CPU and the bias on meta (a half-moved layer)")
+for dev in test_devices(meta=True):
+    for source in {"cpu", dev}:
+        found = linear_on_param_device({"weight": weight.to(dev), "bias": bias.to(dev)}, x.to(source))
+        check_tensor(found, torch.tensor([[7.5, -1.0], [2.5, 0.0]], device=dev),
+                     what=f"linear_on_param_device with the parameters on {dev} and x on {source}")
+params = {"weight": weight.clone(), "bias": bias.clone()}
+result, changed = call_watching_inputs(linear_on_param_device, params, x.clone())
+check_true(changed == [],
+           f"Expected linear_on_param_device to leave the parameters and x unchanged (measured in your process), but it changed {changed}.")
+check_tensor(result, torch.tensor([[7.5, -1.0], [2.5, 0.0]]), what="linear_on_param_device with everything on the CPU")
 ### END HIDDEN TESTS
 
 # %% [markdown]

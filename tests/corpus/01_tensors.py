@@ -6,6 +6,19 @@ string is due, ...) and must lose its item's points; each right answer is anothe
 must keep them.
 """
 
+# The first and last lines several pad_images answers share: the sizes, and the loop that fills in.
+PAD_SIZES = (
+    "def pad_images(images):\n"
+    "    height = max(image.shape[0] for image in images)\n"
+    "    width = max(image.shape[1] for image in images)\n"
+)
+PAD_FILL = (
+    "    for i, image in enumerate(images):\n"
+    "        batch[i, 0, : image.shape[0], : image.shape[1]] = image\n"
+    "        mask[i, : image.shape[0], : image.shape[1]] = True\n"
+    "    return batch, mask\n"
+)
+
 ITEMS = {
     "numpy_to_tensor_shape": {
         "wrong": [
@@ -44,6 +57,17 @@ ITEMS = {
             "    return tuple(t.shape)\n",
             "def numpy_to_tensor_shape(arr):\n"
             "    return tuple(torch.as_tensor(arr.copy()).size())\n",
+            # only copies when a stride is negative
+            "def numpy_to_tensor_shape(arr):\n"
+            "    if any(step < 0 for step in arr.strides):\n"
+            "        arr = arr.copy()\n"
+            "    return tuple(torch.from_numpy(arr).shape)\n",
+            # np.copy, then the sizes one by one
+            "import numpy as np\n"
+            "\n"
+            "def numpy_to_tensor_shape(arr):\n"
+            "    tensor = torch.from_numpy(np.copy(arr))\n"
+            "    return tuple(tensor.size(d) for d in range(tensor.dim()))\n",
         ],
     },
     "make_image_batch": {
@@ -96,6 +120,21 @@ ITEMS = {
             "        if size <= 0:\n"
             "            raise ValueError(name + ' must be positive')\n"
             "    return torch.from_numpy(np.zeros((batch_size, channels, height, width), dtype=np.float32))\n",
+            # one check per argument, then torch.full
+            "def make_image_batch(batch_size, channels=3, height=224, width=224):\n"
+            "    if batch_size < 1:\n"
+            "        raise ValueError('batch_size must be at least 1')\n"
+            "    if channels < 1:\n"
+            "        raise ValueError('channels must be at least 1')\n"
+            "    if height < 1 or width < 1:\n"
+            "        raise ValueError('height and width must be at least 1')\n"
+            "    return torch.full((batch_size, channels, height, width), 0.0)\n",
+            # a flat vector of zeros, reshaped into the layout
+            "def make_image_batch(batch_size, channels=3, height=224, width=224):\n"
+            "    if min(batch_size, channels, height, width) <= 0:\n"
+            "        raise ValueError('sizes must be positive')\n"
+            "    flat = torch.zeros(batch_size * channels * height * width)\n"
+            "    return flat.reshape(batch_size, channels, height, width)\n",
         ],
     },
     "tensor_rank": {
@@ -123,6 +162,15 @@ ITEMS = {
             "    return t.ndim\n",
             "def tensor_rank(t):\n"
             "    return t.ndimension()\n",
+            # counting the sizes one by one
+            "def tensor_rank(t):\n"
+            "    rank = 0\n"
+            "    for size in t.size():\n"
+            "        rank += 1\n"
+            "    return rank\n",
+            # the number of entries of the shape, read as a tensor
+            "def tensor_rank(t):\n"
+            "    return torch.tensor(t.shape).numel()\n",
         ],
     },
     "describe": {
@@ -157,29 +205,158 @@ ITEMS = {
             '        "dtype": repr(t.dtype).replace("torch.", ""),\n'
             '        "shape": tuple(int(s) for s in t.size()),\n'
             '    }\n',
+            # the device string built from its type and index
+            "def describe(t):\n"
+            "    device = t.device.type if t.device.index is None else f'{t.device.type}:{t.device.index}'\n"
+            "    return {'shape': tuple(t.shape), 'dtype': str(t.dtype).replace('torch.', ''),\n"
+            "            'device': device, 'requires_grad': t.requires_grad}\n",
+            # filled in key by key
+            "def describe(t):\n"
+            "    info = {}\n"
+            "    info['shape'] = tuple(t.shape[i] for i in range(t.dim()))\n"
+            "    info['dtype'] = str(t.dtype).rpartition('.')[2]\n"
+            "    info['device'] = t.device.__str__()\n"
+            "    info['requires_grad'] = t.requires_grad is True\n"
+            "    return info\n",
+        ],
+    },
+    "pad_images": {
+        "wrong": [
+            # the mask read from the values: a black pixel (0) counts as padding
+            "def pad_images(images):\n"
+            '    """Zero-pad 2-D images into a float32 (N, 1, H, W) batch, with a bool (N, H, W) mask of real pixels."""\n'
+            "    height = max(image.shape[0] for image in images)\n"
+            "    width = max(image.shape[1] for image in images)\n"
+            "    batch = torch.zeros(len(images), 1, height, width, device=images[0].device)\n"
+            "    for i, image in enumerate(images):\n"
+            "        batch[i, 0, : image.shape[0], : image.shape[1]] = image\n"
+            "    return batch, batch[:, 0] != 0\n",
+            # no channel dimension: (N, H, W)
+            "def pad_images(images):\n"
+            "    height = max(image.shape[0] for image in images)\n"
+            "    width = max(image.shape[1] for image in images)\n"
+            "    batch = torch.zeros(len(images), height, width, device=images[0].device)\n"
+            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool, device=images[0].device)\n"
+            "    for i, image in enumerate(images):\n"
+            "        batch[i, : image.shape[0], : image.shape[1]] = image\n"
+            "        mask[i, : image.shape[0], : image.shape[1]] = True\n"
+            "    return batch, mask\n",
+            # keeps the images' dtype (uint8 stays uint8)
+            PAD_SIZES
+            + "    first = images[0]\n"
+            "    batch = torch.zeros(len(images), 1, height, width, dtype=first.dtype, device=first.device)\n"
+            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool, device=first.device)\n"
+            + PAD_FILL,
+            # always on the CPU: the images' device is ignored
+            PAD_SIZES
+            + "    batch = torch.zeros(len(images), 1, height, width)\n"
+            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool)\n"
+            + PAD_FILL,
+            # a square of the largest size: max over heights and widths together
+            "def pad_images(images):\n"
+            "    side = max(max(image.shape) for image in images)\n"
+            "    batch = torch.zeros(len(images), 1, side, side, device=images[0].device)\n"
+            "    mask = torch.zeros(len(images), side, side, dtype=torch.bool, device=images[0].device)\n"
+            + PAD_FILL,
+            # each image centred instead of in the top-left corner
+            "def pad_images(images):\n"
+            "    height = max(image.shape[0] for image in images)\n"
+            "    width = max(image.shape[1] for image in images)\n"
+            "    batch = torch.zeros(len(images), 1, height, width, device=images[0].device)\n"
+            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool, device=images[0].device)\n"
+            "    for i, image in enumerate(images):\n"
+            "        top = (height - image.shape[0]) // 2\n"
+            "        left = (width - image.shape[1]) // 2\n"
+            "        batch[i, 0, top : top + image.shape[0], left : left + image.shape[1]] = image\n"
+            "        mask[i, top : top + image.shape[0], left : left + image.shape[1]] = True\n"
+            "    return batch, mask\n",
+        ],
+        "right": [
+            # F.pad each image to the common size, then stack
+            "import torch.nn.functional as F\n"
+            "\n"
+            "def pad_images(images):\n"
+            "    if not images:\n"
+            "        raise ValueError('no images to pad')\n"
+            "    height = max(image.shape[0] for image in images)\n"
+            "    width = max(image.shape[1] for image in images)\n"
+            "    padded, masks = [], []\n"
+            "    for image in images:\n"
+            "        extra = (0, width - image.shape[1], 0, height - image.shape[0])\n"
+            "        padded.append(F.pad(image.float(), extra))\n"
+            "        masks.append(F.pad(torch.ones_like(image, dtype=torch.bool), extra))\n"
+            "    return torch.stack(padded).unsqueeze(1), torch.stack(masks)\n",
+            # the mask from the sizes by broadcasting, the batch filled in a loop
+            "def pad_images(images):\n"
+            "    if len(images) == 0:\n"
+            "        raise ValueError('pad_images needs at least one image')\n"
+            "    device = images[0].device\n"
+            "    heights = torch.tensor([image.shape[0] for image in images], device=device)\n"
+            "    widths = torch.tensor([image.shape[1] for image in images], device=device)\n"
+            "    H, W = int(max(image.shape[0] for image in images)), int(max(image.shape[1] for image in images))\n"
+            "    rows = torch.arange(H, device=device).view(1, H, 1) < heights.view(-1, 1, 1)\n"
+            "    cols = torch.arange(W, device=device).view(1, 1, W) < widths.view(-1, 1, 1)\n"
+            "    batch = torch.zeros(len(images), 1, H, W, device=device)\n"
+            "    for i, image in enumerate(images):\n"
+            "        batch[i, 0, : image.shape[0], : image.shape[1]] = image.to(torch.float32)\n"
+            "    return batch, rows & cols\n",
+            # defensive: checks every image, builds (N, H, W) first and adds the channel at the end
+            "def pad_images(images):\n"
+            "    images = list(images)\n"
+            "    if not images:\n"
+            "        raise ValueError('pad_images got an empty list')\n"
+            "    for image in images:\n"
+            "        if image.dim() != 2:\n"
+            "            raise ValueError(f'expected 2-D images, got shape {tuple(image.shape)}')\n"
+            "    H = max(h for h, _ in (image.shape for image in images))\n"
+            "    W = max(w for _, w in (image.shape for image in images))\n"
+            "    first = images[0]\n"
+            "    grid = first.new_zeros((len(images), H, W), dtype=torch.float32)\n"
+            "    mask = first.new_zeros((len(images), H, W), dtype=torch.bool)\n"
+            "    for i, image in enumerate(images):\n"
+            "        h, w = image.shape\n"
+            "        grid[i, :h, :w] = image\n"
+            "        mask[i, :h, :w] = torch.ones(h, w, dtype=torch.bool, device=first.device)\n"
+            "    return grid.unsqueeze(1), mask\n",
+            # pad_sequence pads the rows; the columns are padded by hand first
+            "from torch.nn.utils.rnn import pad_sequence\n"
+            "\n"
+            "def pad_images(images):\n"
+            "    if len(images) == 0:\n"
+            "        raise ValueError('empty list')\n"
+            "    W = max(image.shape[1] for image in images)\n"
+            "    def widen(t):\n"
+            "        return torch.cat([t, t.new_zeros((t.shape[0], W - t.shape[1]))], dim=1)\n"
+            "    batch = pad_sequence([widen(image.float()) for image in images], batch_first=True)\n"
+            "    mask = pad_sequence([widen(torch.ones(image.shape, dtype=torch.bool, device=image.device)) for image in images], batch_first=True)\n"
+            "    return (batch[:, None], mask)\n",
         ],
     },
     "answer_batch_shape": {
         "wrong": [
             "answer_batch_shape = (32, 224, 224, 3)\n",
-            "answer_batch_shape = [32, 3, 224, 224]\n",
+            "answer_batch_shape = (32, 1, 224, 224)\n",
             "answer_batch_shape = (3, 224, 224, 32)\n",
             "answer_batch_shape = (32, 3, 224)\n",
         ],
         "right": [
             "answer_batch_shape = (32, 3, 224, 224)\n",
             "answer_batch_shape = tuple([32, 3, 224, 224])\n",
+            "answer_batch_shape = [32, 3, 224, 224]\n",
+            "answer_batch_shape = torch.zeros(32, 3, 224, 224).shape\n",
         ],
     },
     "answer_rank_meaning": {
         "wrong": [
             'answer_rank_meaning = "D"\n',
             'answer_rank_meaning = "B"\n',
-            'answer_rank_meaning = "c"\n',
+            'answer_rank_meaning = "A"\n',
         ],
         "right": [
             'answer_rank_meaning = "C"\n',
             'answer_rank_meaning = "c".upper()\n',
+            'answer_rank_meaning = "c"\n',
+            'answer_rank_meaning = " C "\n',
         ],
     },
 }

@@ -6,6 +6,16 @@ changed in place, a wrong letter, ...) and must lose its item's points; each rig
 another correct way and must keep them.
 """
 
+# The head several features_and_labels answers share: the last column, checked for whole numbers.
+LABELS_CHECKED = (
+    "import numpy as np\n"
+    "\n"
+    "def features_and_labels(table):\n"
+    "    labels = table[:, -1]\n"
+    "    if np.any(labels != np.round(labels)):\n"
+    "        raise ValueError('labels must be whole numbers')\n"
+)
+
 ITEMS = {
     "to_float32": {
         "wrong": [
@@ -45,6 +55,16 @@ ITEMS = {
             "    return t.to(dtype=torch.float, copy=True)\n",
             "def to_float32(t):\n"
             "    return t.type(torch.float32)\n",
+            # a new float32 tensor like t, filled by copy_ (which converts)
+            "def to_float32(t):\n"
+            "    out = torch.empty_like(t, dtype=torch.float32)\n"
+            "    out.copy_(t)\n"
+            "    return out\n",
+            # defensive: a tensor only, dtype and device spelled out
+            "def to_float32(t):\n"
+            "    if not isinstance(t, torch.Tensor):\n"
+            "        raise TypeError(f'expected a tensor, got {type(t).__name__}')\n"
+            "    return t.to(device=t.device, dtype=torch.float32)\n",
         ],
     },
     "mean_of_ints": {
@@ -82,6 +102,16 @@ ITEMS = {
             "def mean_of_ints(t):\n"
             "    t = t.float()\n"
             "    return t.mean()\n",
+            # the mean in float64, then cast down
+            "def mean_of_ints(t):\n"
+            "    return t.to(torch.float64).mean().to(torch.float32)\n",
+            # through NumPy, then back to a 0-d float32 tensor
+            "import numpy as np\n"
+            "\n"
+            "def mean_of_ints(t):\n"
+            "    values = t.detach().cpu().numpy().astype(np.float64)\n"
+            "    mean = values.mean() if values.size else float('nan')\n"
+            "    return torch.tensor(mean, dtype=torch.float32)\n",
         ],
     },
     "features_from_numpy": {
@@ -123,6 +153,136 @@ ITEMS = {
             "    return torch.as_tensor(np.array(arr, dtype=np.float32))\n",
             "def features_from_numpy(arr):\n"
             "    return torch.from_numpy(arr.copy()).to(torch.float32)\n",
+            # an empty float32 tensor of the right shape, filled by copy_
+            "def features_from_numpy(arr):\n"
+            "    out = torch.empty(arr.shape, dtype=torch.float32)\n"
+            "    out.copy_(torch.from_numpy(arr.copy()))\n"
+            "    return out\n",
+            # defensive: checks the input, then a float32 copy made by NumPy
+            "import numpy as np\n"
+            "\n"
+            "def features_from_numpy(arr):\n"
+            "    if not isinstance(arr, np.ndarray):\n"
+            "        raise TypeError('features_from_numpy expects a NumPy array')\n"
+            "    if arr.dtype.kind not in 'biuf':\n"
+            "        raise TypeError(f'cannot use {arr.dtype} values as features')\n"
+            "    return torch.tensor(arr.astype(np.float32, copy=True))\n",
+        ],
+    },
+    "abs_pixel_difference": {
+        "wrong": [
+            # subtracts in uint8: wraps around wherever b is larger
+            "def abs_pixel_difference(a, b):\n"
+            '    """|a - b| per pixel for two uint8 tensors of one shape, as uint8, without wrap-around."""\n'
+            "    return (a - b).abs()\n",
+            # right values, but int32, not uint8
+            "def abs_pixel_difference(a, b):\n"
+            "    return (a.int() - b.int()).abs()\n",
+            # int8 cannot hold pixels above 127: the cast itself wraps
+            "def abs_pixel_difference(a, b):\n"
+            "    return (a.to(torch.int8) - b.to(torch.int8)).abs().to(torch.uint8)\n",
+            # float32, not uint8
+            "def abs_pixel_difference(a, b):\n"
+            "    return (a.float() - b.float()).abs()\n",
+            # subtracts in place: a is changed
+            "def abs_pixel_difference(a, b):\n"
+            "    big = torch.maximum(a, b)\n"
+            "    small = torch.minimum(a, b)\n"
+            "    a.copy_(big - small)\n"
+            "    return a\n",
+        ],
+        "right": [
+            # larger minus smaller never wraps
+            "def abs_pixel_difference(a, b):\n"
+            "    return torch.maximum(a, b) - torch.minimum(a, b)\n",
+            # pick the subtraction that does not wrap at each pixel
+            "def abs_pixel_difference(a, b):\n"
+            "    return torch.where(a > b, a - b, b - a)\n",
+            # through float32, back to uint8
+            "def abs_pixel_difference(a, b):\n"
+            "    return (a.float() - b.float()).abs().byte()\n",
+            # defensive: checks dtypes and shapes, computes in int64
+            "def abs_pixel_difference(a, b):\n"
+            "    if a.dtype != torch.uint8 or b.dtype != torch.uint8:\n"
+            "        raise TypeError('abs_pixel_difference expects uint8 tensors')\n"
+            "    if a.shape != b.shape:\n"
+            "        raise ValueError(f'shapes differ: {tuple(a.shape)} and {tuple(b.shape)}')\n"
+            "    return torch.abs(a.long() - b.long()).to(a.dtype)\n",
+        ],
+    },
+    "features_and_labels": {
+        "wrong": [
+            # casts without checking: 1.5 silently becomes 1
+            "def features_and_labels(table):\n"
+            '    """(float32 features (N, D), int64 labels (N,)) from a table whose last column holds class labels."""\n'
+            "    data = torch.from_numpy(table.copy())\n"
+            "    return data[:, :-1].float(), data[:, -1].long()\n",
+            # rounds instead of refusing
+            "def features_and_labels(table):\n"
+            "    data = torch.tensor(table.copy())\n"
+            "    return data[:, :-1].float(), data[:, -1].round().long()\n",
+            # labels left as floats: CrossEntropyLoss refuses them
+            LABELS_CHECKED
+            + "    return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.tensor(labels.copy(), dtype=torch.float32)\n",
+            # the last column as a slice: labels of shape (N, 1)
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    labels = table[:, -1:]\n"
+            "    if np.any(labels != np.round(labels)):\n"
+            "        raise ValueError('labels must be whole numbers')\n"
+            "    return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.tensor(labels.copy(), dtype=torch.int64)\n",
+            # features keep the table's dtype (float64)
+            LABELS_CHECKED
+            + "    return torch.from_numpy(table[:, :-1].copy()), torch.from_numpy(labels.astype(np.int64))\n",
+            # ascontiguousarray leaves a reversed single row with its negative stride
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    data = torch.from_numpy(np.ascontiguousarray(table))\n"
+            "    labels = data[:, -1]\n"
+            "    if (labels != labels.round()).any():\n"
+            "        raise ValueError('labels must be whole numbers')\n"
+            "    return data[:, :-1].float(), labels.long()\n",
+        ],
+        "right": [
+            # torch all the way: check with round, then cast
+            "def features_and_labels(table):\n"
+            "    data = torch.tensor(table.copy())\n"
+            "    labels = data[:, -1]\n"
+            "    if not torch.equal(labels, labels.round()):\n"
+            "        raise ValueError('a label is not a whole number')\n"
+            "    return data[:, :-1].to(torch.float32), labels.to(torch.int64)\n",
+            # a Python check of every label
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    for value in table[:, -1].tolist():\n"
+            "        if not float(value).is_integer():\n"
+            "            raise ValueError(f'label {value} is not a whole number')\n"
+            "    features = torch.tensor(np.array(table[:, :-1], dtype=np.float32))\n"
+            "    labels = torch.tensor(np.array(table[:, -1], dtype=np.int64))\n"
+            "    return features, labels\n",
+            # np.modf splits off the fractions
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    table = table.copy()\n"
+            "    fractions, whole = np.modf(table[:, -1].astype(np.float64))\n"
+            "    if np.any(fractions != 0):\n"
+            "        raise ValueError('labels must be whole numbers')\n"
+            "    return torch.from_numpy(table[:, :-1]).float(), torch.from_numpy(whole).long()\n",
+            # defensive: checks the shape, casts first, then checks the cast kept every label
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    if table.ndim != 2 or table.shape[1] < 1:\n"
+            "        raise ValueError(f'expected a (N, D + 1) table, got shape {table.shape}')\n"
+            "    labels = table[:, -1].astype(np.int64)\n"
+            "    if not np.array_equal(labels, table[:, -1]):\n"
+            "        raise ValueError('the label column holds values that are not whole numbers')\n"
+            "    features = table[:, :-1].astype(np.float32)\n"
+            "    return (torch.as_tensor(features), torch.as_tensor(labels))\n",
         ],
     },
     "answer_int_dtype": {
@@ -134,17 +294,21 @@ ITEMS = {
         "right": [
             'answer_int_dtype = "C"\n',
             "answer_int_dtype = 'C'  # Python ints become int64\n",
+            'answer_int_dtype = "c"\n',
+            'answer_int_dtype = " C"\n',
         ],
     },
     "answer_numpy_float_dtype": {
         "wrong": [
             'answer_numpy_float_dtype = "A"\n',
             'answer_numpy_float_dtype = "C"\n',
-            'answer_numpy_float_dtype = "d"\n',
+            'answer_numpy_float_dtype = "B"\n',
         ],
         "right": [
             'answer_numpy_float_dtype = "D"\n',
             'answer_numpy_float_dtype = "ABCD"[3]\n',
+            'answer_numpy_float_dtype = "d"\n',
+            'answer_numpy_float_dtype = " D "\n',
         ],
     },
     "answer_linear_int_input": {
@@ -156,6 +320,8 @@ ITEMS = {
         "right": [
             'answer_linear_int_input = "A"\n',
             'answer_linear_int_input = "a".upper()\n',
+            'answer_linear_int_input = "a"\n',
+            'answer_linear_int_input = "A "\n',
         ],
     },
 }

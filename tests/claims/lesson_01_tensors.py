@@ -1,0 +1,255 @@
+"""Claims of lesson 01 (tensors, rank and shape)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from tests.claims import claim
+
+NEGATIVE_STRIDE_VIEWS = [
+    np.arange(6, dtype=np.int16).reshape(2, 3)[:, ::-1],
+    np.arange(5.0)[::-1],
+    np.zeros((1, 10, 20))[::-1],
+    np.zeros((3, 1), dtype=np.float32)[:, ::-1],
+    np.zeros((2, 1, 3))[:, ::-1],
+    np.flip(np.arange(24, dtype=np.uint8).reshape(2, 3, 4)),
+    np.arange(24).reshape(2, 3, 4)[::-1, :, ::-2],
+]
+
+
+@claim("01_tensors", "`torch.tensor([1, 2, 3])` builds a tensor the way `np.array([1, 2, 3])` builds an array; both keep one dtype for all their elements")
+def _():
+    assert torch.tensor([1, 2.5, 3]).dtype == torch.float32
+    assert np.array([1, 2.5, 3]).dtype == np.float64
+
+
+@claim("01_tensors", "The layers and losses in `torch.nn` only accept tensors.")
+def _():
+    with pytest.raises(TypeError):
+        nn.Linear(2, 2)(np.zeros((1, 2), dtype=np.float32))
+    with pytest.raises(TypeError):
+        nn.CrossEntropyLoss()(np.zeros((2, 3), dtype=np.float32), np.array([0, 1]))
+
+
+@claim("01_tensors", "| Default float dtype | `float64` | `float32` |")
+def _():
+    assert np.array([1.0]).dtype == np.float64
+    assert torch.tensor([1.0]).dtype == torch.float32
+
+
+@claim("01_tensors", "| Shape | `a.shape`, a plain `tuple` | `t.shape`, a `torch.Size` (a kind of tuple) |")
+def _():
+    assert type(np.zeros((2, 3)).shape) is tuple
+    shape = torch.zeros(2, 3).shape
+    assert type(shape) is torch.Size and isinstance(shape, tuple)
+
+
+@claim("01_tensors", "| Number of dimensions | `a.ndim` | `t.dim()` or `t.ndim` |")
+def _():
+    assert np.zeros((2, 3, 4)).ndim == 3
+    t = torch.zeros(2, 3, 4)
+    assert t.dim() == t.ndim == 3
+
+
+@claim("01_tensors", "| Reversing with a negative step | `a[::-1]`, a free view | not allowed; `torch.flip` makes a copy |")
+def _():
+    a = np.arange(5)
+    assert np.shares_memory(a, a[::-1])
+    t = torch.arange(5)
+    with pytest.raises(ValueError):
+        t[::-1]
+    flipped = torch.flip(t, dims=[0])
+    assert flipped.tolist() == [4, 3, 2, 1, 0]
+    assert flipped.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
+
+
+@claim("01_tensors", "`t.numpy()` gives an array (CPU tensors only)")
+def _():
+    assert isinstance(torch.zeros(2).numpy(), np.ndarray)
+    with pytest.raises((RuntimeError, TypeError, NotImplementedError)):
+        torch.zeros(2, device="meta").numpy()
+
+
+@claim("01_tensors", "It is a `torch.Size`, which is a kind of tuple: you can index it, unpack it, take its `len` (the rank), and compare it with a tuple.")
+def _():
+    shape = torch.zeros(2, 3, 4).shape
+    assert shape[0] == 2 and shape[-1] == 4
+    first, second, third = shape
+    assert (first, second, third) == (2, 3, 4)
+    assert len(shape) == 3
+    assert shape == (2, 3, 4)
+
+
+@claim("01_tensors", "`t.size()` gives the same thing, and `t.size(1)` the size of one dimension. `t.numel()` is the total number of elements, the product of the sizes.")
+def _():
+    t = torch.zeros(2, 3, 4)
+    assert t.size() == t.shape and t.size(1) == 3
+    assert t.numel() == 24
+
+
+@claim("01_tensors", "a meta tensor has a shape, a dtype and a device but no numbers at all, so it costs no memory even when it is huge.")
+def _():
+    huge = torch.zeros(10**12, device="meta")
+    assert huge.shape == (10**12,) and huge.dtype == torch.float32 and huge.device.type == "meta"
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        huge[0].item()
+
+
+@claim("01_tensors", "`torch.zeros(2, 3)` and `torch.ones(2, 3)`: filled with 0 or 1")
+def _():
+    assert torch.zeros(2, 3).eq(0).all() and torch.ones(2, 3).eq(1).all()
+    assert torch.zeros((2, 3)).shape == torch.zeros(2, 3).shape
+
+
+@claim("01_tensors", "the `_like` versions (`torch.zeros_like(t)`), which copy the shape, dtype and device of another tensor.")
+def _():
+    for template in (torch.ones(4, 5, dtype=torch.int16), torch.ones(2, 3, dtype=torch.float16, device="meta")):
+        made = torch.zeros_like(template)
+        assert (made.shape, made.dtype, made.device) == (template.shape, template.dtype, template.device)
+
+
+@claim("01_tensors", "Each integer index removes one dimension; a slice keeps it.")
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    assert x[0].shape == (4,) and x[:, 0].shape == (3,) and x[1, 2].shape == ()
+    assert x[1:3].shape == (2, 4) and x[:, 0:1].shape == (3, 1)
+
+
+@claim("01_tensors", "`x[x > 5]` the elements where a condition holds (a **boolean mask**, itself a tensor of `True`/`False` with `x`'s shape)")
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    mask = x > 5
+    assert mask.dtype == torch.bool and mask.shape == x.shape
+    assert x[mask].tolist() == list(range(6, 12))
+
+
+@claim("01_tensors", "As in NumPy, a slice is a *view*: it shares memory with the tensor it came from, so writing into the slice writes into the original.")
+def _():
+    y = torch.arange(12).reshape(3, 4)
+    row = y[1]
+    row[0] = 100
+    assert y[1, 0] == 100
+    column = y[:, 2]
+    column[:] = -5
+    assert y[:, 2].tolist() == [-5, -5, -5]
+
+
+@claim("01_tensors", "A mask works for assignment too. Use `.clone()` when you want an independent copy.")
+def _():
+    y = torch.arange(6)
+    y[y % 2 == 1] = -1
+    assert y.tolist() == [0, -1, 2, -1, 4, -1]
+    safe = y.clone()
+    safe[:] = 0
+    assert y.tolist() == [0, -1, 2, -1, 4, -1]
+
+
+@claim("01_tensors", "`torch.stack` joins tensors of one shape along a new first dimension, and refuses tensors of different shapes.")
+def _():
+    assert torch.stack([torch.zeros(2, 3), torch.ones(2, 3)]).shape == (2, 2, 3)
+    with pytest.raises(RuntimeError):
+        torch.stack([torch.zeros(2), torch.zeros(3)])
+
+
+@claim("01_tensors", "A slice assignment converts the values to the dtype of the tensor written into, so the int sequences land in a float32 batch.")
+def _():
+    batch = torch.zeros(2, 3)
+    batch[0, :2] = torch.tensor([3, 1])
+    batch[1, :1] = torch.tensor([True])
+    assert batch.dtype == torch.float32
+    assert batch.tolist() == [[3.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+
+
+@claim("01_tensors", "`torch.from_numpy(a)` wraps the array's memory as a tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it.")
+def _():
+    a = np.zeros(3)
+    assert np.shares_memory(a, torch.from_numpy(a).numpy())
+    assert not np.shares_memory(a, torch.tensor(a).numpy())
+
+
+@claim("01_tensors", "PyTorch tensors only support strides of zero or more, so a tensor cannot describe such a view, and `from_numpy`, which promises not to copy, has no way out: it raises a `ValueError`. (`torch.tensor` refuses the same views.)")
+def _():
+    with pytest.raises(RuntimeError):
+        torch.zeros(5).as_strided((5,), (-1,))
+    for view in NEGATIVE_STRIDE_VIEWS:
+        assert any(step < 0 for step in view.strides)
+        with pytest.raises(ValueError):
+            torch.from_numpy(view)
+        with pytest.raises(ValueError):
+            torch.tensor(view)
+
+
+@claim("01_tensors", "For the same reason `t[::-1]` does not work on a tensor.")
+def _():
+    with pytest.raises(ValueError):
+        torch.arange(5)[::-1]
+
+
+@claim("01_tensors", "The fix is to make a fresh array with ordinary strides first: `flipped.copy()`. A copy is laid out anew, row after row, so its strides are never negative, whatever the view looked like.")
+def _():
+    for view in NEGATIVE_STRIDE_VIEWS + [np.array(7.0)]:
+        copy = view.copy()
+        assert all(step >= 0 for step in copy.strides) and copy.flags["C_CONTIGUOUS"]
+        tensor = torch.from_numpy(copy)
+        assert tuple(tensor.shape) == view.shape and np.array_equal(tensor.numpy(), view)
+
+
+@claim("01_tensors", "So `np.zeros((1, 10, 20))[::-1]` comes back unchanged, negative stride and all, and `from_numpy` still refuses it.")
+def _():
+    view = np.zeros((1, 10, 20))[::-1]
+    assert view.strides[0] < 0
+    assert np.ascontiguousarray(view) is view
+    with pytest.raises(ValueError):
+        torch.from_numpy(np.ascontiguousarray(view))
+
+
+@claim("01_tensors", "It also turns a 0-d array into a 1-element 1-D one.")
+def _():
+    assert np.ascontiguousarray(np.array(7.0)).shape == (1,)
+    assert np.array(7.0).copy().shape == ()
+
+
+@claim("01_tensors", "a transposed array, a slice with a positive step (`a[::2]`), or a broadcast array all have strides of zero or more, and `from_numpy` accepts them.")
+def _():
+    a = np.arange(6, dtype=np.int16).reshape(2, 3)
+    for view in (a.T, a[:, ::2], a[::2], np.broadcast_to(np.arange(3), (4, 3))):
+        assert all(step >= 0 for step in view.strides)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a read-only array only earns a warning
+            assert tuple(torch.from_numpy(view).shape) == view.shape
+
+
+@claim("01_tensors", "`torch.Size([2, 3]) == [2, 3]` is `False`; compare with a tuple.")
+def _():
+    assert (torch.Size([2, 3]) == [2, 3]) is False
+    assert (torch.Size([2, 3]) == (2, 3)) is True
+
+
+@claim("01_tensors", "taking `len(t)` for the rank: it is the size of the first dimension (and fails on a 0-d tensor)")
+def _():
+    assert len(torch.zeros(5, 2)) == 5
+    with pytest.raises(TypeError):
+        len(torch.tensor(3.0))
+
+
+@claim("01_tensors", "mixing up a 0-d tensor, shape `()`, with a one-element vector, shape `(1,)`")
+def _():
+    assert torch.tensor(3.0).shape == () and torch.tensor([3.0]).shape == (1,)
+
+
+@claim("01_tensors", "Here a convolution that expects 3 input channels gets a channels-last image, and says so:")
+def _():
+    conv = nn.Conv2d(in_channels=3, out_channels=8, kernel_size=3)
+    with pytest.raises(RuntimeError, match="channels"):
+        conv(torch.rand(32, 32, 3))
+    assert conv(torch.rand(32, 32, 3).permute(2, 0, 1)).shape == (8, 30, 30)
+
+
+@claim("01_tensors", "PyTorch functions want tensors, the default float dtypes differ")
+def _():
+    with pytest.raises(TypeError):
+        torch.exp(np.array([0.0, 1.0]))
+    assert np.array([1.0]).dtype != torch.tensor([1.0]).numpy().dtype
