@@ -74,7 +74,7 @@ def check_shape(found: Any, expected: Iterable[int], *, what: str = "the shape")
     if not all(isinstance(s, int) and not isinstance(s, bool) for s in found):
         fail(f"Expected {what} to hold plain ints, but found {found!r:.200}.")
     if tuple(found) != expected:
-        fail(f"Expected {what} {_fmt_shape(expected)}, but found {_fmt_shape(found)}.")
+        fail(f"Expected {what} to be {_fmt_shape(expected)}, but found {_fmt_shape(found)}.")
 
 
 def check_tensor(
