@@ -215,6 +215,13 @@ def _plain_tensor_dtypes() -> set:
     return _PLAIN_DTYPES
 
 
+# ndarray's own getters: a subclass cannot make them describe memory the array does not own.
+_ARRAY_INTERFACE = np.ndarray.__dict__["__array_interface__"].__get__
+_ARRAY_DTYPE = np.ndarray.__dict__["dtype"].__get__
+_ARRAY_SHAPE = np.ndarray.__dict__["shape"].__get__
+_ARRAY_STRIDES = np.ndarray.__dict__["strides"].__get__
+
+
 def _array_span(shape, strides, itemsize) -> tuple[int, int]:
     """(lowest, highest + itemsize) byte offsets a strided view touches, relative to its start."""
     if any(s == 0 for s in shape):
@@ -298,18 +305,17 @@ class Encoder:
         return {"t": "handle", "id": handle.id, "type": handle.type_name}
 
     def _array(self, arr: np.ndarray) -> dict:
-        itemsize = arr.dtype.itemsize
-        low, high = _array_span(arr.shape, arr.strides, itemsize)
-        if high - low:
-            start = arr.__array_interface__["data"][0] + low
-            data = ctypes.string_at(start, high - low)
-        else:
-            data = b""
+        """The bytes an array's view spans, read from its real buffer (never from attributes a subclass could fake)."""
+        if not isinstance(arr, np.ndarray):
+            raise TypeError("not an array")
+        dtype, shape, strides = _ARRAY_DTYPE(arr), tuple(_ARRAY_SHAPE(arr)), tuple(_ARRAY_STRIDES(arr))
+        low, high = _array_span(shape, strides, dtype.itemsize)
+        data = ctypes.string_at(_ARRAY_INTERFACE(arr)["data"][0] + low, high - low) if high - low else b""
         return {
             "t": "ndarray",
-            "dtype": arr.dtype.str,
-            "shape": list(arr.shape),
-            "strides": list(arr.strides),
+            "dtype": dtype.str,
+            "shape": list(shape),
+            "strides": list(strides),
             "offset": -low,
             "buf": self._buffer(data),
         }
