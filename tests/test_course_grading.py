@@ -42,9 +42,11 @@ def graded(tmp_path_factory):
                 _submit(course, student.name, lesson, student.notebook)
                 expected[(lesson, student.name)] = student.expected
     commands.release(course, progress=False)
-    results = commands.grade(course, progress=False)
+    stats: dict = {}
+    results = commands.grade(course, progress=False, stats=stats)
     table = gradebook.score_table(course)
-    yield {"course": course, "expected": expected, "results": results, "table": table}
+    yield {"course": course, "expected": expected, "results": results, "table": table, "stats": stats,
+           "flags": gradebook.tamper_flags(course)}
     shutil.rmtree(course, ignore_errors=True)
 
 
@@ -77,3 +79,9 @@ def test_corpus_is_big_enough(lesson):
     for item, table in items.items():
         assert len(table.get("wrong", [])) >= 3, item
         assert len(table.get("right", [])) >= 2, item
+
+
+def test_honest_code_never_trips_the_guard(graded):
+    """Solutions, blank releases and every wrong and right answer of the corpus are honest: nothing is flagged."""
+    assert graded["flags"] == []
+    assert graded["stats"].get("tampering", {}) == {}
