@@ -47,8 +47,9 @@ class Session:
         self.test_deadline = deadline
         self.busy = 0.0  # seconds the children reported running student cells (replays included)
         self.events: list[str] = []  # tamper reports that came while nothing was being attributed
-        self.probes: dict[str, Session] = {}
-        self.full_history = False  # a probe child: whether it holds the whole notebook, not just a slice
+        self.probe_child: Session | None = None  # the child that runs probes, holding only what the probed items need
+        self.probe_ran: list = []  # the statements it ran (`slicing.Statement`)
+        self.probe_history: list[str] = []  # the notebook's cells when it was made or last extended
 
     def _fork(self) -> None:
         started = time.perf_counter()
@@ -175,59 +176,105 @@ class Session:
         return self.conn
 
     def run_probe(self, probe: str, item: str, args: tuple, kwargs: dict) -> list[dict]:
-        """A probe's evidence, taken in a child of its own that holds only what `item` needs.
+        """A probe's evidence, taken in a child of its own that holds only what the items probed need.
 
-        The child is made at the first probe of a test cell and kept for its others. If the item then
-        turns out to need a name the slice missed (NameError), the probe runs once more in a child that
-        holds every cell the notebook ran.
+        One probe child serves the notebook's probed items in turn: each new item's statements are run
+        in it when they can run after what it already ran with the same effect (`slicing.can_run_after`),
+        else a fresh child is forked for them. If the item then needs a name the slice missed
+        (NameError), the probe runs once more in a child holding every cell the notebook ran.
         """
-        for full in (False, True):
-            child = self._probe_child(item, full=full)
-            child.test_deadline = self.test_deadline
+        try:
+            child = self._prober(item)
+            evidence = self._probe_in(child, probe, item, args, kwargs)
+        except NameError:
+            child = self._fresh_prober(self.history)
             try:
-                evidence = child.conn.probe(probe, item, args, kwargs)
-            except NameError:
-                if full or child.full_history:
-                    raise
-                self._close_probe(item)
-                continue
+                evidence = self._probe_in(child, probe, item, args, kwargs)
             finally:
-                events = child.take_events()
-                self.busy += child.conn.busy if child.conn is not None else 0.0
-                if child.conn is not None:
-                    child.conn.busy = 0.0
-            if events:
-                raise guard.TamperDetected("; ".join(dict.fromkeys(events)))
-            return evidence
-        raise AssertionError("unreachable")
+                child.close()
+                self.events += child.take_events()
+        return evidence
 
-    def _probe_child(self, item: str, *, full: bool) -> "Session":
-        child = self.probes.get(item)
-        if child is not None and child.alive():
-            return child
-        child = Session(self.control, self.files, self.limits, self.notebook_deadline, allow_weak=self.allow_weak)
-        child.full_history = full
-        child.history = list(self.history) if full else slicing.needed_code(self.history, {item})
+    def _probe_in(self, child: "Session", probe: str, item: str, args: tuple, kwargs: dict) -> list[dict]:
         child.test_deadline = self.test_deadline
-        failures: list[dict] = []
-        child.ensure(failures)
-        self.forks += child.forks
-        self.fork_s += child.fork_s
-        self.busy += child.busy
-        child.busy = 0.0
-        self.probes[item] = child
+        spoiled = True  # a child that saw tampering, or died, serves no other item
+        try:
+            evidence = child.conn.probe(probe, item, args, kwargs)
+            spoiled = False
+        except Exception:
+            spoiled = False  # the student's own exception: the child is as good as before
+            raise
+        finally:
+            events = child.take_events()
+            if child.conn is not None:
+                self.busy += child.conn.busy
+                child.conn.busy = 0.0
+            if (spoiled or events) and child is self.probe_child:
+                self._drop_prober()
+        if events:
+            raise guard.TamperDetected("; ".join(dict.fromkeys(events)))
+        return evidence
+
+    def _prober(self, item: str) -> "Session":
+        statements = slicing.needed_statements(self.history, {item})
+        child = self.probe_child
+        if child is not None and child.alive() and self.history[:len(self.probe_history)] == self.probe_history:
+            new = [s for s in statements if s not in self.probe_ran]
+            if slicing.can_run_after(new, self.probe_ran):
+                for code in slicing.as_cells(new):
+                    status, _ = child._run(code)
+                    if status in ("timeout", "died"):
+                        break
+                else:
+                    self.probe_ran = sorted(set(self.probe_ran) | set(new), key=lambda s: s.position)
+                    self.probe_history = list(self.history)
+                    events = child.take_events()
+                    if events:
+                        self._drop_prober()
+                        raise guard.TamperDetected("; ".join(dict.fromkeys(events)))
+                    return child
+        self._drop_prober()
+        child = self._fresh_prober(slicing.as_cells(statements))
+        events = child.take_events()
+        if events:
+            child.close()
+            raise guard.TamperDetected("; ".join(dict.fromkeys(events)))
+        self.probe_child, self.probe_ran, self.probe_history = child, list(statements), list(self.history)
         return child
 
-    def _close_probe(self, item: str) -> list[str]:
-        child = self.probes.pop(item, None)
-        if child is None:
-            return []
-        child.close()
-        return child.take_events()
+    def _fresh_prober(self, history: list[str]) -> "Session":
+        child = Session(self.control, self.files, self.limits, self.notebook_deadline, allow_weak=self.allow_weak)
+        child.history = list(history)
+        child.test_deadline = self.test_deadline
+        child.ensure([])
+        self.forks += child.forks
+        self.fork_s += child.fork_s
+        child.forks, child.fork_s = 0, 0.0
+        self.busy += child.busy
+        child.busy = 0.0
+        return child
 
-    def close_probes(self) -> dict[str, list[str]]:
-        """Close every probe child of the test cell just judged; {item: tamper reports that came late}."""
-        return {item: events for item in list(self.probes) if (events := self._close_probe(item))}
+    def _drop_prober(self) -> None:
+        if self.probe_child is not None:
+            self.probe_child.close()
+            self.events += self.probe_child.take_events()
+            self.probe_child = None
+            self.probe_ran, self.probe_history = [], []
+
+    def settle_probes(self) -> list[str]:
+        """After a test cell: reports the probe child sent beyond what its probes asked for (tampering)."""
+        child = self.probe_child
+        if child is None or not child.alive():
+            return []
+        try:
+            child.test_deadline = time.monotonic() + 10
+            child.conn.request("lookup", name="__grader_sync__")
+        except judge.SandboxDied:
+            pass
+        events = child.take_events()
+        if events:
+            self._drop_prober()
+        return events
 
     def _fold_busy(self) -> None:
         if self.conn is not None:
@@ -328,8 +375,7 @@ def grade_job(job: dict, control: socket.socket) -> dict:
                         verdict = judge.Verdict(False, [], "TimeoutError", "the notebook ran past its time limit")
                         verdict.outputs = [_error_output(verdict.ename, verdict.evalue)]
                     finally:
-                        for probed, late in session.close_probes().items():
-                            tampered(probed, late)
+                        tampered(item, session.settle_probes())
                     tampered(item, verdict.tampering)
                     judge_s += time.perf_counter() - t0
                     test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
@@ -363,7 +409,7 @@ def grade_job(job: dict, control: socket.socket) -> dict:
         result.update(status="error", reason=str(exc))
         return result
     finally:
-        session.close_probes()
+        session._drop_prober()
         session.close()
     result["failures"] = failures
     result["tampering"] = [{"item": item, "details": details} for item, details in tampering.items()]

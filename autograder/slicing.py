@@ -16,6 +16,7 @@ import ast
 import builtins
 import functools
 import symtable
+from dataclasses import dataclass
 from typing import Iterable
 
 BUILTINS = frozenset(dir(builtins))
@@ -143,10 +144,6 @@ class _Effects(ast.NodeVisitor):
         pass
 
 
-def _reads(stmt: ast.stmt) -> frozenset[str]:
-    return _reads_of(ast.unparse(stmt))
-
-
 @functools.lru_cache(maxsize=8192)
 def _reads_of(code: str) -> frozenset[str]:
     """The module-level names a statement reads: at the top level, and from inside its functions and classes.
@@ -168,27 +165,67 @@ def _reads_of(code: str) -> frozenset[str]:
     return frozenset(names - BUILTINS)
 
 
-def needed_code(sources: list[str], names: set[str]) -> list[str]:
-    """The statements of `sources` (cells, in order) that `names` depend on, as code to run in order."""
-    parsed = [_statements(source) for source in sources]
+@dataclass(frozen=True)
+class Statement:
+    """One top-level statement of a cell: where it is, its code, and the names it touches."""
+
+    position: tuple[int, int]  # (cell, statement) in notebook order
+    code: str
+    writes: frozenset[str]  # bound or changed
+    reads: frozenset[str]
+
+
+@functools.lru_cache(maxsize=8192)
+def _effects(code: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], bool]:
+    """(bound and stored-into names, method-call roots, imported names, star import) of one statement's code."""
+    effects = _Effects()
+    for stmt in ast.parse(code).body:
+        effects.visit(stmt)
+    return frozenset(effects.bound | effects.changed), frozenset(effects.called), frozenset(effects.imported), effects.star
+
+
+def needed_statements(sources: list[str], names: set[str]) -> list[Statement]:
+    """The statements of `sources` (cells, in order) that `names` depend on, in notebook order."""
+    parsed = [[ast.unparse(stmt) for stmt in body] if body is not None else None for body in map(_statements, sources)]
     modules: set[str] = set()
     for body in parsed:
-        for stmt in body or []:
-            effects = _Effects()
-            effects.visit(stmt)
-            modules |= effects.imported
+        for code in body or []:
+            modules |= _effects(code)[2]
     needed = set(names)
-    kept: list[str] = []
-    for body in reversed(parsed):
-        if body is None:
-            continue
-        chosen: list[ast.stmt] = []
-        for stmt in reversed(body):
-            effects = _Effects()
-            effects.visit(stmt)
-            if effects.star or (effects.bound | effects.changed | (effects.called - modules)) & needed:
-                chosen.append(stmt)
-                needed |= _reads(stmt)
-        if chosen:
-            kept.append(ast.unparse(ast.Module(body=list(reversed(chosen)), type_ignores=[])))
+    kept: list[Statement] = []
+    for cell in range(len(parsed) - 1, -1, -1):
+        for index in range(len(parsed[cell] or []) - 1, -1, -1):
+            code = parsed[cell][index]
+            written, called, _, star = _effects(code)
+            if star or (written | (called - modules)) & needed:
+                reads = _reads_of(code)
+                needed |= reads
+                kept.append(Statement((cell, index), code, written | (called - modules), reads))
     return list(reversed(kept))
+
+
+def as_cells(statements: list[Statement]) -> list[str]:
+    """Statements grouped back into one piece of code per cell, in order."""
+    cells: dict[int, list[str]] = {}
+    for statement in statements:
+        cells.setdefault(statement.position[0], []).append(statement.code)
+    return ["\n".join(codes) for _, codes in sorted(cells.items())]
+
+
+def needed_code(sources: list[str], names: set[str]) -> list[str]:
+    """The statements of `sources` (cells, in order) that `names` depend on, as code to run in order."""
+    return as_cells(needed_statements(sources, names))
+
+
+def can_run_after(new: list[Statement], ran: list[Statement]) -> bool:
+    """Whether `new` statements can run now, after `ran`, and do what they would have done in notebook order.
+
+    A statement placed before some that already ran must not touch what those later ones wrote, nor
+    write what they touched: otherwise running it now would change what either of them sees.
+    """
+    for statement in new:
+        later = [r for r in ran if r.position > statement.position]
+        for other in later:
+            if statement.writes & (other.writes | other.reads) or statement.reads & other.writes:
+                return False
+    return True
