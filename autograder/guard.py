@@ -351,7 +351,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     _emit(event, f"the notebook's code opened {path}, the process's raw memory")
             elif event == "compile" and len(args) > 1 and _type(args[1]) is _str and args[1].startswith(_library[:-1]):
                 caller = _getframe(1)
-                if caller is not None and not caller.f_code.co_filename.startswith("<frozen importlib"):
+                if caller is not None and not caller.f_code.co_filename.startswith(_library):
                     _emit(event, f"the notebook's code compiled code under the name of an installed file ({args[1]})")
             elif event in ("object.__setattr__", "object.__delattr__", "object.__getattr__") and _type(args[0]) is _func:
                 target, name = args[0], args[1]

@@ -1,0 +1,125 @@
+"""The guard in a child: tampering reported as it happens, frames it did not seal rejected, honest code unseen."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder import guard, judge, wire
+from tests.conftest import ROOT
+
+
+def _frame(key: bytes, payload: bytes, *, mac: bytes | None = None) -> tuple[dict, list[bytes]]:
+    return {"sealed": True}, [payload, mac if mac is not None else guard._mac(key, [payload])]
+
+
+def test_open_frame_accepts_only_its_own_key():
+    key = os.urandom(32)
+    payload, data = guard.open_frame(*_frame(key, b'{"n": 1, "kind": "done"}'), key)
+    assert payload == {"n": 1, "kind": "done"} and data == []
+    with pytest.raises(guard.TamperDetected, match="forged seal"):
+        guard.open_frame(*_frame(key, b'{"n": 1, "kind": "done"}', mac=bytes(32)), key)
+    with pytest.raises(guard.TamperDetected, match="forged seal"):
+        guard.open_frame(*_frame(os.urandom(32), b'{"n": 1, "kind": "done"}'), key)
+    with pytest.raises(guard.TamperDetected, match="did not come from"):
+        guard.open_frame({"sealed": False}, [b"{}", bytes(32)], key)
+
+
+class Child:
+    """A warm, guarded child (unconfined), armed with a key."""
+
+    def __init__(self):
+        mine, theirs = socket.socketpair()
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.child_server", str(theirs.fileno())], pass_fds=[theirs.fileno()], cwd=ROOT)
+        theirs.close()
+        self.channel = wire.Channel(mine)
+        self.conn = judge.Connection(self.channel, on_death=self.proc.kill, deadline=lambda: time.monotonic() + 60, key=os.urandom(32))
+        self.channel.send({"op": "arm", "key": self.conn.key.hex()})
+        assert "value" in self.conn.recv(time.monotonic() + 120)[0]
+
+    def cell(self, source: str) -> list[str]:
+        return self.run(source)[1]
+
+    def run(self, source: str) -> tuple[dict, list[str]]:
+        self.channel.send({"op": "cell", "source": source})
+        reply, _, sealed = self.conn.recv(time.monotonic() + 60)
+        assert not sealed and reply["status"] in ("ok", "error"), reply
+        return reply, self.conn.take_events()
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.channel.close()
+
+
+@pytest.fixture(scope="module")
+def child():
+    c = Child()
+    yield c
+    c.close()
+
+
+@pytest.mark.parametrize("source, seen", [
+    ("import sys\nsys.settrace(lambda *a: None)\nsys.settrace(None)", "sys.settrace"),
+    ("import sys\nsys.setprofile(lambda *a: None)\nsys.setprofile(None)", "sys.setprofile"),
+    ("import gc\nlen(gc.get_objects())", "gc.get_objects"),
+    ("import ctypes\nctypes.string_at(id(1), 8)", "ctypes"),
+    ("open('/proc/self/mem', 'rb').close()", "raw memory"),
+    ("import autograder.guard as g\ng._ENTRY['run_probe'].__defaults__", "the grader's own function"),
+    ("import course.checks as c\nc.fail.__code__ = (lambda m: None).__code__", "replaced __code__ of course.checks.fail"),
+    ("compile('x = 1', __import__('torch').__file__, 'exec')", "under the name of an installed file"),
+])
+def test_tampering_is_reported_as_it_happens(child, source, seen):
+    events = child.cell(source)
+    assert any(seen in e for e in events), events
+
+
+def test_a_frame_the_notebook_forges_is_rejected(child):
+    events = child.cell(
+        "import os, struct\n"
+        "body = b'{\"n\": 99, \"kind\": \"done\", \"req\": 1}'\n"
+        "header = b'{\"sealed\":true,\"b\":[%d,32]}' % len(body)\n"
+        "frame = struct.pack('>2sHI', b'AG', 1, len(header)) + header + body + bytes(32)\n"
+        "for fd in os.listdir('/proc/self/fd'):\n"
+        "    try:\n"
+        "        if int(fd) > 2:\n"
+        "            os.write(int(fd), frame)\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    assert any("forged seal" in e for e in events), events
+
+
+def test_the_guard_cannot_be_made_to_send_for_the_notebook(child):
+    reply, events = child.run("import autograder.guard as g\nsend = g._ENTRY['keep'][0][0]\nsend({'kind': 'evidence'}, [])")
+    assert reply["status"] == "error" and reply["ename"] == "TamperDetected", reply
+    assert events == []
+
+
+def test_an_error_inside_the_library_is_not_tampering(child):
+    """IPython renders tracebacks by compiling library files under their own names: that is not impersonation."""
+    reply, events = child.run("import torch\ntorch.nn.functional.cross_entropy(torch.zeros(2, 3), torch.zeros(3, dtype=torch.long))")
+    assert reply["status"] == "error" and events == [], (reply, events)
+
+
+def test_honest_lesson_code_is_not_reported():
+    import nbformat
+
+    from autograder.samples import _strip_regions
+
+    c = Child()
+    try:
+        for lesson in ("01_tensors", "04_numpy", "06_autograd"):
+            nb = nbformat.read(ROOT / "source" / lesson / f"{lesson}.ipynb", as_version=4)
+            for cell in nb.cells:
+                meta = cell.get("metadata", {}).get("nbgrader", {})
+                if cell.cell_type != "code" or (meta.get("grade") and not meta.get("solution")):
+                    continue
+                assert c.cell(_strip_regions(cell.source)) == [], cell.source[:200]
+    finally:
+        c.close()
