@@ -139,11 +139,11 @@ check_key(answer_advanced_index_copies, "B", name="answer_advanced_index_copies"
 # %% [markdown]
 # ## Boolean masks
 #
-# A comparison gives a bool tensor of the same shape: a *mask*. `x[mask]` keeps the entries where
-# the mask is True and returns them as a copy, **flattened**: read row by row, one after another.
-# When the mask covers only the first dimensions of `x`, each True position brings everything
-# behind it along: for `x` of shape `(3, 4, 2)` and a mask of shape `(3, 4)` with 5 True cells,
-# `x[mask]` has shape `(5, 2)`.
+# A comparison such as `x > 0` gives a bool tensor of `x`'s shape: a *mask*. `x[mask]` keeps the
+# entries where the mask is True and returns them as a copy, **flattened**: read row by row, one
+# after another. When the mask covers only the first dimensions of `x`, each True position brings
+# everything behind it along: for `x` of shape `(3, 4, 2)` and a mask of shape `(3, 4)` with 5 True
+# cells, `x[mask]` has shape `(5, 2)`.
 
 # %%
 mask = torch.tensor([[True, False, True, False],
@@ -428,8 +428,8 @@ timing_curves(sizes, cpu_seconds, title="CPU: replace negatives by 0")
 
 # %% [markdown]
 # On the GPU each element of the loop becomes a tiny kernel launch, and `if out[i] < 0` makes
-# Python wait for the GPU every time: the loop is even slower there, while the vectorized call
-# barely notices N. (This cell does nothing on a machine without CUDA.)
+# Python wait for the GPU every time: the loop gains nothing there, while the vectorized call
+# barely notices N. (On a machine without CUDA this cell only says so.)
 
 # %%
 cuda_picture = None
@@ -546,7 +546,8 @@ print("index_add_ (sum of the feature rows of each class):", sums.tolist())
 # label's position: an int64 tensor of shape `(N, num_classes)`. Summing its rows counts the
 # classes (the same as `bincount`), and a matrix product of two one-hot matrices counts pairs:
 # `one_hot(a).T @ one_hot(b)` has, at `[i, j]`, the number of positions where `a` is `i` and `b` is
-# `j`. Matrix products are best done in floating point, then turned back into counts.
+# `j`. Below, the product runs in floating point (`.float()`) and `.long()` turns the counts back
+# into integers.
 
 # %%
 onehot = F.one_hot(labels, num_classes=4)
