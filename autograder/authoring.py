@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 import nbformat
 
@@ -153,6 +154,28 @@ def render(lesson_file: Path) -> str:
 
 def lesson_ids(course_dir: Path) -> list[str]:
     return sorted(p.stem for p in (course_dir / "lessons").glob("[0-9][0-9]_*.py"))
+
+
+ORDER_FILE = Path("lessons") / "ORDER"
+
+
+def course_order(course_dir: Path, ids: Iterable[str] | None = None) -> list[str]:
+    """Lesson ids in the order the course teaches them (default: every lesson file).
+
+    The order is `lessons/ORDER`, one id per line (blank lines and `#` comments ignored), so that a
+    lesson added later can be taught earlier while its id stays stable. Ids the file does not name
+    follow, sorted; a course without the file is taught in the order of its ids.
+    """
+    chosen = list(lesson_ids(course_dir) if ids is None else ids)
+    path = course_dir / ORDER_FILE
+    listed: list[str] = []
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            name = line.split("#", 1)[0].strip()
+            if name and name not in listed:
+                listed.append(name)
+    rank = {name: i for i, name in enumerate(listed)}
+    return sorted(dict.fromkeys(chosen), key=lambda name: (rank.get(name, len(rank)), name))
 
 
 def build(course_dir: Path, *, assignments: list[str] | None = None) -> list[Path]:

@@ -3,7 +3,7 @@
     student-bundle/
       README.md                 how to install, open a lesson, run the checks, hand in
       requirements.txt          torch==2.13.0, numpy, matplotlib, jupyterlab (nbgrader optional)
-      notebooks/<id>/<id>.ipynb the released notebooks
+      notebooks/<id>/<id>.ipynb the released notebooks (README.md lists them in course order)
       course-package/           the `course` package, installable with `pip install ./course-package`
       jupyter-config/           JupyterLab settings that hide nbgrader's instructor tools
 
@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 
 from autograder import leaks
+from autograder.authoring import course_order
 
 BUNDLE_NAME = "student-bundle"
 PACKAGE_DIR = "course-package"
@@ -43,8 +44,10 @@ class BundleLeak(RuntimeError):
 
 
 def released_lessons(course_dir: Path) -> list[str]:
+    """The lessons in release/, in course order (`lessons/ORDER`)."""
     release = course_dir / "release"
-    return sorted(p.name for p in release.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))) if release.is_dir() else []
+    found = [p.name for p in release.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))] if release.is_dir() else []
+    return course_order(course_dir, found)
 
 
 def write_bundle(course_dir: Path, *, out: Path | None = None, assignments: list[str] | None = None) -> Path:
@@ -65,7 +68,7 @@ def write_bundle(course_dir: Path, *, out: Path | None = None, assignments: list
 
 def assemble(course_dir: Path, *, out: Path, assignments: list[str] | None = None) -> Path:
     """The bundle folder alone, unchecked and unzipped (write_bundle is the version to ship)."""
-    lessons = assignments or released_lessons(course_dir)
+    lessons = course_order(course_dir, assignments) if assignments else released_lessons(course_dir)
     missing = [a for a in lessons if not (course_dir / "release" / a).is_dir()]
     if missing:
         raise LookupError(f"not released yet: {', '.join(missing)} (run `autograder release` first)")
@@ -165,7 +168,7 @@ def _readme(lessons: list[str]) -> str:
     listing = "\n".join(f"- `notebooks/{lesson}/{lesson}.ipynb`" for lesson in lessons)
     return f"""# PyTorch tensors: the student bundle
 
-The lessons:
+The lessons, in the order the course teaches them:
 
 {listing}
 

@@ -13,7 +13,9 @@ trustworthy or reported:
 - `arm()` runs in each forked child after `sandbox.confine()` and before the first student cell, with
   a key the judge sends over the fresh channel. From then on the hook reports, the moment they happen,
   tracing and profiling, ctypes, gc introspection, opening /proc/self/mem, new audit hooks, changes to
-  the code or defaults of course, grader, torch or NumPy functions, and any touch of the guard's own.
+  the code or defaults of course, grader, torch or NumPy functions, any touch of the guard's own, code
+  passed off as an installed or frozen module's (which the line count would skip), and threads or
+  processes started while lines are counted.
 - `run_probe()` runs a registered probe. The probe's steps (`course.probes`) call the student's code,
   then take evidence in a sealed section: signals blocked, gc off, torch function handling off, and
   first a check that no other thread, trace or profile function, torch dispatch mode or replaced
@@ -30,6 +32,7 @@ NumPy's array interface, can reach the key and the guard's state) is said in doc
 
 from __future__ import annotations
 
+import _imp
 import _thread
 import gc
 import hashlib
@@ -39,7 +42,9 @@ import os
 import signal
 import struct
 import sys
+import threading
 import types
+from importlib.machinery import ModuleSpec
 from typing import Any, Callable
 
 import numpy as np
@@ -60,6 +65,11 @@ PROTECTED_PREFIXES = ("course", "autograder")
 LIBRARY_MODULES = ("builtins",)  # PyTorch and NumPy change their own attributes lazily; the guard binds what it uses
 SAFE_OPS = ("aten::_to_copy", "aten::copy_", "aten::view.dtype", "aten::resolve_conj", "aten::resolve_neg", "aten::detach")
 WITNESS_FUNCTIONS = ("_pop_saved_tensors_default_hooks", "_saved_tensors_hooks_disable")
+# While lines are counted, the count must see every line the notebook's code runs: work handed to another
+# thread or process would not be counted, so starting one then is reported.
+THREAD_STARTS = (("_thread", "start_new_thread"), ("_thread", "start_new"), ("threading", "_start_new_thread"))
+PROCESS_EVENTS = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+                            "subprocess.Popen"})
 
 
 class TamperDetected(BaseException):
@@ -321,7 +331,37 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     for name, wrapper in wrappers.items():
         setattr(autograd_c, name, wrapper)
 
+    def starting(where: str, original: Callable, _S=S, _emit=emit) -> Callable:
+        def wrapper(*args: Any, _original=original, _S=_S, _emit=_emit, _where=where, **kwargs: Any) -> Any:
+            if _S[3] and not _S[4] and _S[5] is not None:
+                _emit(_where, "the notebook's code started a thread while its Python lines were counted")
+            return _original(*args, **kwargs)
+
+        wrapper.__name__ = wrapper.__qualname__ = where.rpartition(".")[2]
+        return wrapper
+
+    def create_builtin(spec: Any, _original=_imp.create_builtin, _S=S, _emit=emit, _type=type, _str=str,
+                       _spec_type=ModuleSpec, _modules=sys.modules) -> Any:
+        """`_imp.create_builtin`, reporting a second copy of a built-in module (a `_thread` without the wrappers)."""
+        if _S[3] and not _S[4]:
+            if _type(spec) is not _spec_type:
+                _emit("_imp.create_builtin", "the notebook's code made a built-in module from a spec of its own")
+                raise TypeError("create_builtin() expects a ModuleSpec")
+            name = spec.name
+            if _type(name) is _str and name in _modules:
+                _emit("_imp.create_builtin", f"the notebook's code made a second copy of the built-in module {name}")
+        return _original(spec)
+
+    replaced: list = [(vars(_imp), "create_builtin", create_builtin)]
+    for module, name in THREAD_STARTS:
+        table = vars(sys.modules[module])
+        if name in table:
+            replaced.append((table, name, starting(f"{module}.{name}", table[name])))
+    for table, name, wrapper in replaced:
+        table[name] = wrapper
+
     entries, sizes = _protected_tables()
+    entries += tuple(replaced)
     dispatch = tuple((op, torch._C._dispatch_dump(op)) for op in SAFE_OPS)
     actions = tuple(probes.SEALED_ACTIONS)
     action_ids = frozenset(id(a) for a in actions)
@@ -330,7 +370,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
     def hook(event: str, args: tuple, _S=S, _emit=emit, _type=type, _func=types.FunctionType, _str=str, _bytes=bytes,
              _getframe=sys._getframe, _watched=WATCHED_EVENTS, _code_attrs=CODE_ATTRIBUTES, _packages=WATCHED_PACKAGES,
-             _exempt=exempt_codes, _library=library, _id=id) -> None:
+             _exempt=exempt_codes, _library=library, _id=id, _processes=PROCESS_EVENTS) -> None:
         if not _S[3] or _S[4]:
             return
         _S[4] += 1
@@ -349,10 +389,31 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     path = path.decode("utf-8", "replace")
                 if _type(path) is _str and path.rstrip("/").rpartition("/")[2] == "mem":
                     _emit(event, f"the notebook's code opened {path}, the process's raw memory")
-            elif event == "compile" and len(args) > 1 and _type(args[1]) is _str and args[1].startswith(_library[:-1]):
+            elif event == "compile" and len(args) > 1 and _type(args[1]) is _str and args[1].startswith(_library):
                 caller = _getframe(1)
                 if caller is not None and not caller.f_code.co_filename.startswith(_library):
                     _emit(event, f"the notebook's code compiled code under the name of an installed file ({args[1]})")
+            elif event == "code.__new__" and len(args) > 1 and _type(args[1]) is _str and args[1].startswith(_library):
+                caller = _getframe(1)
+                if caller is None or not caller.f_code.co_filename.startswith(_library):
+                    _emit(event, f"the notebook's code made a code object under the name of an installed file ({args[1]})")
+            elif event == "marshal.loads":
+                caller = _getframe(1)
+                code = caller.f_code if caller is not None else None
+                where = code.co_filename if code is not None else ""
+                if not where.startswith(_library):
+                    _emit(event, "the notebook's code turned bytes into code with marshal")
+                elif where.startswith("<frozen importlib") and code.co_name == "_compile_bytecode":
+                    found = caller.f_locals
+                    path = found.get("bytecode_path")
+                    if found.get("source_path") is None and not (_type(path) is _str and path.startswith(_library)):
+                        _emit(event, f"the notebook's code imported bytecode without its source ({path})")
+                elif where.startswith("<frozen zipimport"):
+                    path = caller.f_locals.get("pathname")
+                    if not (_type(path) is _str and path.startswith(_library)):
+                        _emit(event, f"the notebook's code imported bytecode from a zip archive ({path})")
+            elif event in _processes and _S[5] is not None:
+                _emit(event, "the notebook's code started a process while its Python lines were counted")
             elif event in ("object.__setattr__", "object.__delattr__", "object.__getattr__") and _type(args[0]) is _func:
                 target, name = args[0], args[1]
                 if _id(target) in _S[9]:
@@ -449,7 +510,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         witness = [0]
 
         def sealer(command: str, *rest: Any, _S=_S, _sealed=_sealed, _frame=_frame, _req=request, _witness=witness,
-                   _settrace=_settrace, _push=_push, _library=_library, _tuple=_tuple, _tamper=_tamper) -> Any:
+                   _settrace=_settrace, _push=_push, _library=_library, _tuple=_tuple, _tamper=_tamper,
+                   _waitid=os.waitid, _P_ALL=os.P_ALL, _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT) -> Any:
             _S[4] += 1
             try:
                 if command == "seal":
@@ -471,6 +533,14 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     _push(pack, unpack)
                     _S[7] = (pack, unpack)
                 elif command == "count":
+                    try:
+                        _waitid(_P_ALL, 0, _WAIT_FLAGS)
+                    except ChildProcessError:
+                        pass
+                    else:
+                        detail = "a process the notebook's code started was running when its Python lines were counted"
+                        _frame({"kind": "tamper", "event": "count", "detail": detail, "req": _req}, [])
+                        raise _tamper(detail)
                     count = [0]
 
                     def local(frame_: Any, event: str, arg: Any, _count=count) -> Any:
@@ -524,7 +594,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
     sealer_code = next(c for c in run_probe.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == "sealer")
     S[8] = frozenset({emit.__code__, sealer_code, run_probe.__code__})
-    own = (frame, emit, hook, verify, sealed, clean, run_probe, arm, guarded, *wrappers.values())
+    own = (frame, emit, hook, verify, sealed, clean, run_probe, arm, guarded, starting, *wrappers.values(),
+           *(wrapper for _, _, wrapper in replaced))
     S[9] = frozenset(id(f) for f in own)
     _ENTRY.update(arm=arm, run_probe=run_probe, keep=(own, actions))
     sys.addaudithook(hook)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from autograder.authoring import LessonSyntaxError, build_notebook, parse_lesson, render
+from autograder.authoring import LessonSyntaxError, build_notebook, course_order, parse_lesson, render
 from tests.conftest import ROOT, lessons
 
 GOOD = '''# %% [markdown]
@@ -68,3 +70,38 @@ def test_source_matches_lesson_file(lesson, request):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(expected, encoding="utf-8")
     assert target.read_text(encoding="utf-8") == expected, f"source/{lesson} is stale: run `autograder build {lesson}`"
+
+
+def _course_with_lessons(tmp_path, ids, order=None):
+    (tmp_path / "lessons").mkdir()
+    for lesson in ids:
+        (tmp_path / "lessons" / f"{lesson}.py").write_text(GOOD, encoding="utf-8")
+    if order is not None:
+        (tmp_path / "lessons" / "ORDER").write_text(order, encoding="utf-8")
+    return tmp_path
+
+
+def test_course_order_follows_the_order_file(tmp_path):
+    course = _course_with_lessons(tmp_path, ["01_a", "02_b", "03_c", "04_d"], "# comment\n01_a\n\n03_c  # taught early\n02_b\n03_c\n")
+    assert course_order(course) == ["01_a", "03_c", "02_b", "04_d"], "unlisted ids follow, sorted; repeats count once"
+    assert course_order(course, ["04_d", "02_b", "01_a", "02_b"]) == ["01_a", "02_b", "04_d"]
+
+
+def test_course_order_without_the_file_is_the_order_of_ids(tmp_path):
+    assert course_order(_course_with_lessons(tmp_path, ["02_b", "01_a"])) == ["01_a", "02_b"]
+
+
+def test_the_order_file_names_every_lesson_once():
+    listed = [line.split("#", 1)[0].strip() for line in (ROOT / "lessons" / "ORDER").read_text(encoding="utf-8").splitlines()]
+    listed = [name for name in listed if name]
+    assert sorted(listed) == lessons() and len(set(listed)) == len(listed)
+
+
+def test_readme_lists_the_lessons_in_course_order():
+    table = re.findall(r"^\| `(\d\d_\w+)` \|", (ROOT / "README.md").read_text(encoding="utf-8"), re.M)
+    assert table == course_order(ROOT)
+
+
+def test_curriculum_sections_follow_the_course_order():
+    sections = re.findall(r"^## (\d\d_\w+):", (ROOT / "docs" / "curriculum.md").read_text(encoding="utf-8"), re.M)
+    assert sections == course_order(ROOT)

@@ -16,6 +16,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder import bundle
+from autograder.authoring import course_order
 from autograder.samples import answered
 from tests.conftest import ROOT, copy_course
 
@@ -42,7 +43,7 @@ def _stdout(cell) -> str:
 
 
 def test_bundle_holds_lessons_package_requirements_and_readme(built):
-    assert sorted(p.name for p in (built / "notebooks").iterdir()) == LESSONS
+    assert sorted(p.name for p in (built / "notebooks").iterdir()) == sorted(LESSONS)
     for lesson in LESSONS:
         assert (built / "notebooks" / lesson / f"{lesson}.ipynb").read_bytes() == (ROOT / "release" / lesson / f"{lesson}.ipynb").read_bytes()
     assert (built / "course-package" / "course" / "checks.py").is_file()
@@ -56,6 +57,12 @@ def test_bundle_holds_lessons_package_requirements_and_readme(built):
     readme = (built / "README.md").read_text()
     for needed in ("pip install -r requirements.txt", "pip install ./course-package", "%pip install", "jupyter lab notebooks"):
         assert needed in readme, needed
+
+
+def test_bundle_lists_the_lessons_in_course_order(built):
+    listed = re.findall(r"^- `notebooks/(\w+)/\1\.ipynb`$", (built / "README.md").read_text(), re.M)
+    assert listed == course_order(ROOT) == LESSONS
+    assert listed.index("08_indexing") == listed.index("05_shapes") + 1, "indexing is taught right after shapes"
 
 
 def _one_lesson_course(tmp_path: Path, lesson: str) -> Path:

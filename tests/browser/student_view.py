@@ -39,7 +39,11 @@ async (root) => {
 
 
 def released_lessons() -> list[str]:
-    return sorted(p.name for p in RELEASE.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))) if RELEASE.is_dir() else []
+    """The released lessons, in course order (`lessons/ORDER`)."""
+    from autograder.authoring import course_order
+
+    found = [p.name for p in RELEASE.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))] if RELEASE.is_dir() else []
+    return course_order(ROOT, found)
 
 
 def artifacts_dir() -> Path:
@@ -73,13 +77,14 @@ def notebook_cells(path: Path) -> list[Cell]:
 
 
 def wrong_answer(cell: Cell) -> str:
-    """A plausible wrong answer for any answer cell: a function that returns None, or an empty tuple."""
+    """A wrong answer for any answer cell that no visible check accepts: a function that returns None, or a
+    quiz answer that is no letter, shape or list of numbers."""
     function = re.search(r"^def (\w+)\(", cell.source, re.M)
     if function:
         return f"def {function.group(1)}(*args, **kwargs):\n    return None\n"
     variable = re.search(r"^(\w+) = None", cell.source, re.M)
     if variable:
-        return f"{variable.group(1)} = ()\n"
+        return f"{variable.group(1)} = 'not an answer'\n"
     raise ValueError(f"cannot tell what answer cell {cell.grade_id!r} defines")
 
 
