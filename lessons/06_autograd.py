@@ -404,8 +404,9 @@ check_true(changed == [], "Expected linear_weight_grad to leave x and w as they 
            "Work on w.detach().clone() instead of w.")
 passed("linear_weight_grad")
 ### BEGIN HIDDEN TESTS
-from instructor.autograd import check_grad_by_finite_differences
+from course.checks import check_runs
 from course.device import test_devices
+from instructor.autograd import check_grad_by_finite_differences
 
 
 def reference_grad(x, w):
@@ -425,10 +426,12 @@ cases = {
     "transposed (non-contiguous) x and w": (torch.randn(3, 5, generator=gen).t(), torch.randn(2, 3, generator=gen).t()),
 }
 for label, (x, w) in cases.items():
-    check_tensor(linear_weight_grad(x, w), reference_grad(x, w), what=f"the gradient for {label}", requires_grad=False, atol=1e-5)
+    found = check_runs(linear_weight_grad, x, w, what=f"linear_weight_grad for {label}")
+    check_tensor(found, reference_grad(x, w), what=f"the gradient for {label}", requires_grad=False, atol=1e-5)
 
 x, w = cases["x of shape (5, 3) and w of shape (3, 4)"]
-check_grad_by_finite_differences(linear_weight_grad(x, w), lambda v: (x.double() @ v).sum(), w,
+check_grad_by_finite_differences(check_runs(linear_weight_grad, x, w, what="linear_weight_grad for x (5, 3) and w (3, 4)"),
+                                 lambda v: (x.double() @ v).sum(), w,
                                  what="the gradient for x of shape (5, 3) and w of shape (3, 4)")
 
 x_plain = torch.randn(5, 3, generator=gen)
@@ -442,7 +445,7 @@ side_cases = {
     "x and w that both require grad and hold a .grad": (x_with_grad, w_with_grad),
 }
 for label, (x, w) in side_cases.items():
-    result, changed = call_watching_inputs(linear_weight_grad, x, w)
+    result, changed = check_runs(call_watching_inputs, linear_weight_grad, x, w, what=f"linear_weight_grad for {label}")
     check_tensor(result, reference_grad(x, w), what=f"the gradient for {label}", requires_grad=False, atol=1e-5)
     check_true(changed == [], f"Expected linear_weight_grad to leave x and w as they were for {label} (measured in your process), "
                f"but it changed {', '.join(changed).replace('arg 0', 'x').replace('arg 1', 'w')} (values, requires_grad or .grad).")
@@ -450,7 +453,7 @@ for label, (x, w) in side_cases.items():
 for dev in test_devices():
     x = torch.randn(4, 3, generator=gen).to(dev)
     w = torch.randn(3, 2, generator=gen).to(dev).requires_grad_(True)
-    result, changed = call_watching_inputs(linear_weight_grad, x, w)
+    result, changed = check_runs(call_watching_inputs, linear_weight_grad, x, w, what=f"linear_weight_grad for tensors on {dev}")
     check_tensor(result, reference_grad(x, w), what=f"the gradient for tensors on {dev}", requires_grad=False, atol=1e-5)
     check_true(changed == [], f"Expected linear_weight_grad to leave x and w on {dev} as they were (measured in your process), "
                f"but it changed {', '.join(changed).replace('arg 0', 'x').replace('arg 1', 'w')}.")
@@ -505,9 +508,10 @@ check_true(not x_changed, "Expected grad_of to leave x as it was (measured in yo
            "(its values, requires_grad or .grad). Work on x.detach().clone() instead of x.")
 passed("grad_of")
 ### BEGIN HIDDEN TESTS
-from instructor.autograd import check_grad_by_finite_differences
+from course.checks import check_runs
 from course.device import test_devices
 from course.probes.autograd import NAMED_FUNCTIONS
+from instructor.autograd import check_grad_by_finite_differences
 
 
 def reference_grad(name, x):
@@ -528,17 +532,18 @@ inputs = {
 }
 for name in NAMED_FUNCTIONS:
     for label, x in inputs.items():
-        result, x_changed = grad_of_named(grad_of, name, x)
+        result, x_changed = check_runs(grad_of_named, grad_of, name, x, what=f"grad_of for {name} at {label}")
         check_tensor(result, reference_grad(name, x), what=f"the gradient of {name} at {label}", requires_grad=False, atol=1e-5)
         check_true(not x_changed, f"Expected grad_of to leave x as it was for {name} at {label} (measured in your process), "
                    "but x changed (its values, requires_grad or .grad).")
     x = torch.randn(2, 3, generator=gen, dtype=torch.float64)
-    check_grad_by_finite_differences(grad_of_named(grad_of, name, x)[0], NAMED_FUNCTIONS[name], x,
+    found = check_runs(grad_of_named, grad_of, name, x, what=f"grad_of for {name} at a float64 matrix")[0]
+    check_grad_by_finite_differences(found, NAMED_FUNCTIONS[name], x,
                                      what=f"the gradient of {name} at a float64 matrix")
 
 for dev in test_devices():
     x = torch.randn(3, 2, generator=gen).to(dev)
-    result, x_changed = grad_of_named(grad_of, "quadratic_form", x)
+    result, x_changed = check_runs(grad_of_named, grad_of, "quadratic_form", x, what=f"grad_of for quadratic_form on {dev}")
     check_tensor(result, reference_grad("quadratic_form", x), what=f"the gradient of quadratic_form on {dev}", requires_grad=False, atol=1e-5)
     check_true(not x_changed, f"Expected grad_of to leave x on {dev} as it was (measured in your process), but x changed.")
 ### END HIDDEN TESTS
@@ -1246,6 +1251,7 @@ check_true(not report["graph_recorded"], "Expected predict to record no graph (r
            "but autograd saved tensors for a backward pass during the call (measured in your process).")
 passed("predict")
 ### BEGIN HIDDEN TESTS
+from course.checks import check_runs
 from course.device import test_devices
 
 gen = torch.Generator().manual_seed(26)
@@ -1271,15 +1277,15 @@ cases = {
     "a float64 model and input": (dict(seed=5, in_features=3, out_features=2), torch.randn(2, 3, generator=gen, dtype=torch.float64), True),
 }
 for label, (sizes, x, preset) in cases.items():
-    report = predict_probe(predict, sizes["seed"], sizes["in_features"], sizes["out_features"], x,
-                           hidden=sizes.get("hidden", 0), preset_grads=preset)
+    report = check_runs(predict_probe, predict, sizes["seed"], sizes["in_features"], sizes["out_features"], x,
+                        hidden=sizes.get("hidden", 0), preset_grads=preset, what=f"predict for {label}")
     with torch.no_grad():
         expected = build_model(sizes["seed"], sizes["in_features"], sizes["out_features"], sizes.get("hidden", 0), dtype=x.dtype)(x)
     check_report(report, expected, label)
 
 for dev in test_devices():
     x = torch.randn(4, 3, generator=gen).to(dev)
-    report = predict_probe(predict, 7, 3, 2, x, hidden=5, preset_grads=True)
+    report = check_runs(predict_probe, predict, 7, 3, 2, x, hidden=5, preset_grads=True, what=f"predict for a model and input on {dev}")
     with torch.no_grad():
         expected = build_model(7, 3, 2, 5, device=dev)(x)
     check_report(report, expected, f"a model and input on {dev}")
