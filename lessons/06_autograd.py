@@ -1071,7 +1071,7 @@ p = e / (2 + e)
 check_tensor(report["grad"], torch.tensor([[0.109375, -0.03125, -0.078125], [-p / (2 + e), -p / (2 + e), p * (1 - p)]]),
              what="the gradient that reaches x for the output gradient v = [[1, 0, 0], [0, 0, 1]]", requires_grad=False, atol=1e-4)
 check_true(not report["x_changed"], "Expected stable_softmax to leave x as it was (values, requires_grad and .grad; measured in your "
-           "process), but x changed. Subtract the maximum out of place: x - ..., not x -= ....")
+           "process), but x changed. Subtract the maximum out of place: x - m, not x -= m.")
 passed("stable_softmax")
 ### BEGIN HIDDEN TESTS
 from course.device import test_devices

@@ -67,9 +67,22 @@ FORGERIES: list[Forgery] = [
         FREEZES_NOTHING + "\n\n"
         "import course.probes.autograd as _probe\n\n\n"
         "def _looks_frozen(snaps, output, params, inputs):\n"
-        "    found = _probe.model_state(snaps, params, inputs)\n"
-        "    return {'output': snaps.snap(output), **found}\n\n\n"
+        "    shown = [p.detach() for p in params[:-2]] + list(params[-2:])\n"
+        "    return {'output': snaps.snap(output), 'params': snaps.snap(shown), 'inputs': snaps.snap(inputs), 'grad_enabled': True}\n\n\n"
         "_probe.model_output = _looks_frozen\n",
+        detected=False,  # the probe's child holds only what the item uses, so the patch is not there
+    ),
+    Forgery(
+        "freeze_replaces_the_sealed_action_at_call_time", "06_autograd", "freeze_all_but_last", "patch the course package",
+        "function body",
+        "def freeze_all_but_last(model):\n"
+        "    import course.probes.autograd as probe\n\n"
+        "    def looks_frozen(snaps, output, params, inputs):\n"
+        "        shown = [p.detach() for p in params[:-2]] + list(params[-2:])\n"
+        "        return {'output': snaps.snap(output), 'params': snaps.snap(shown), 'inputs': snaps.snap(inputs),\n"
+        "                'grad_enabled': True}\n\n"
+        "    probe.model_output = looks_frozen\n"
+        "    return sum(p.numel() for p in model[-1].parameters())\n",
         detected=True,
     ),
     Forgery(
