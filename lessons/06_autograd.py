@@ -771,7 +771,7 @@ for start in ([1.0, 1.0], [20.0, 20.0]):
 
 # %% [markdown]
 # The comparison `y.norm() < 100` is not part of the gradient: it only decided which operations ran.
-# The graph of the second call has one multiplication per pass through the loop:
+# The graph of the second call holds one multiplication node per doubling:
 
 # %%
 y, _ = grow(torch.tensor([20.0, 20.0], device=device, requires_grad=True))
@@ -1016,7 +1016,8 @@ print("with .data:  ", [round(g, 4) for g in silent.tolist()], "(no error, and w
 # %% [markdown]
 # An in-place change is fine when no backward step needs the old values: in `y = x * 1.5` followed
 # by `y.add_(1.0)`, the multiplication by a number does not save its output, so `backward()` works.
-# The version counter checks exactly the tensors that were saved, so you do not need to guess.
+# The version counter checks exactly the tensors that were saved: when `backward()` does not raise,
+# no saved value was changed in place (unless `.data` hid the change).
 #
 # ### Your turn: `stable_softmax`
 #

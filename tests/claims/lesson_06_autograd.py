@@ -259,12 +259,16 @@ def _():
     assert torch.autograd.grad(x.clamp(-1, 1).sum(), x)[0].tolist() == [0.0, 1.0, 1.0, 0.0]
 
 
-@claim(L, "`torch.exp` saves its output (the slope of `exp(u)` is `exp(u)` itself), `torch.sigmoid` saves its output too")
+@claim(L, "`torch.exp` saves its output (the slope of `exp(u)` is `exp(u)` itself), `torch.sigmoid` saves its output too, "
+          "a product saves its factors.")
 def _():
     for op in (torch.exp, torch.sigmoid):
         x = torch.tensor([0.5, -1.0], requires_grad=True)
         out = op(x)
         assert out.grad_fn._saved_result.data_ptr() == out.data_ptr()
+    a, b = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([3.0, 4.0], requires_grad=True)
+    node = (a * b).grad_fn
+    assert torch.equal(node._saved_self, a) and torch.equal(node._saved_other, b)
 
 
 @claim(L, "every tensor counts the in-place changes made to it (`t._version`), each saved tensor remembers the count it had when "
