@@ -389,7 +389,7 @@ def linear_weight_grad(x, w):
 
 # %% test linear_weight_grad points=3
 import torch
-from course.checks import check_tensor, check_true, passed
+from course.checks import check_runs, check_tensor, check_true, passed
 from course.probes.core import call_watching_inputs
 
 x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -404,7 +404,6 @@ check_true(changed == [], "Expected linear_weight_grad to leave x and w as they 
            "Work on w.detach().clone() instead of w.")
 passed("linear_weight_grad")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_runs
 from course.device import test_devices
 from instructor.autograd import check_grad_by_finite_differences
 
@@ -498,7 +497,7 @@ def grad_of(f, x):
 
 # %% test grad_of points=3
 import torch
-from course.checks import check_tensor, check_true, passed
+from course.checks import check_runs, check_tensor, check_true, passed
 from course.probes.autograd import grad_of_named
 
 x = torch.tensor([1.0, -2.0, 3.0])
@@ -508,7 +507,6 @@ check_true(not x_changed, "Expected grad_of to leave x as it was (measured in yo
            "(its values, requires_grad or .grad). Work on x.detach().clone() instead of x.")
 passed("grad_of")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_runs
 from course.device import test_devices
 from course.probes.autograd import NAMED_FUNCTIONS
 from instructor.autograd import check_grad_by_finite_differences
@@ -1240,7 +1238,7 @@ def predict(model, x):
 
 # %% test predict points=2
 import torch
-from course.checks import check_tensor, check_true, passed
+from course.checks import check_runs, check_tensor, check_true, passed
 from course.probes.autograd import build_model, predict_probe
 
 x = torch.randn(4, 3, generator=torch.Generator().manual_seed(0))
@@ -1252,7 +1250,6 @@ check_true(not report["graph_recorded"], "Expected predict to record no graph (r
            "but autograd saved tensors for a backward pass during the call (measured in your process).")
 passed("predict")
 ### BEGIN HIDDEN TESTS
-from course.checks import check_runs
 from course.device import test_devices
 
 gen = torch.Generator().manual_seed(26)
