@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from course.checks import _fmt_shape, _type_name, fail
+from course.checks import _fmt_shape, _type_name, check_tensor, check_true, fail
 
 
 def check_grad_by_finite_differences(
@@ -47,3 +47,37 @@ def check_grad_by_finite_differences(
             f"(finite differences), but {int((~close).sum())} of {close.numel()} entries differ; "
             f"first at index {index}: the nudge gives {float(slopes[i]):.6g}, found {float(mine[i]):.6g}."
         )
+
+
+def tanh_layer_products(x: torch.Tensor, w: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(grad_x, grad_w) of y = tanh(x @ w) with the output gradient v, by the chain rule in float64.
+
+    With g = v * (1 - y ** 2) (the slope of tanh is 1 - tanh ** 2), grad_x = g @ w.T and grad_w = x.T @ g;
+    both come back in x's dtype and on its device.
+    """
+    a, b, c = (t.detach().to(torch.float64) for t in (x, w, v))
+    y = torch.tanh(a @ b)
+    g = c * (1 - y * y)
+    return (g @ b.T).to(x.dtype), (a.T @ g).to(x.dtype)
+
+
+def softmax_and_vjp(x: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Softmax over the last dimension of x (computed in float64, returned in x's dtype), and its
+    vector-Jacobian product with v: p * (v - (p * v).sum(-1)), the same formula in float64."""
+    p = torch.softmax(x.detach().to(torch.float64), dim=-1)
+    grad = p * (v.detach().to(torch.float64) - (p * v.detach().to(torch.float64)).sum(dim=-1, keepdim=True))
+    return p.to(x.dtype), grad.to(x.dtype)
+
+
+def check_backward_report(report: dict, x: torch.Tensor, output: torch.Tensor, grad: torch.Tensor, *, item: str, label: str,
+                          atol: float = 1e-6, grad_note: str = "", hint: str = "") -> None:
+    """What a `backward_through` report of `item` at x must show: the output (requiring grad exactly when x
+    does), x left as it was, and, when x requires grad, a backward pass that reaches x with `grad`."""
+    check_tensor(report["output"], output, what=f"{item}(x) for {label}", requires_grad=x.requires_grad, atol=atol)
+    check_true(not report["x_changed"], f"Expected {item} to leave x as it was for {label} (values, requires_grad and .grad; "
+               f"measured in your process), but x changed.{hint}")
+    if not x.requires_grad:
+        return
+    if report["error"] is not None:
+        fail(f"Expected a backward pass from {item}(x) to reach x for {label}, but it gave no gradient: {report['error']}")
+    check_tensor(report["grad"], grad, what=f"the gradient that reaches x for {label}{grad_note}", requires_grad=False, atol=atol)

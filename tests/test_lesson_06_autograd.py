@@ -1,15 +1,27 @@
-"""Unit tests for lesson 06 (autograd): its pictures, its probes, and the finite-difference check."""
+"""Unit tests for lesson 06 (autograd): its pictures, its probes, and the instructor's references."""
+
+import math
 
 import matplotlib.pyplot as plt
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from matplotlib.figure import Figure
 from torch import nn
 
 from course.checks import CheckFailed
-from instructor.autograd import check_grad_by_finite_differences
 from course.pictures.autograd import draw_graph, draw_tangent, graph_nodes
-from course.probes.autograd import NAMED_FUNCTIONS, build_model, grad_of_named, predict_probe
+from course.probes.autograd import (
+    NAMED_FUNCTIONS,
+    backward_through,
+    build_model,
+    build_stack,
+    freeze_probe,
+    grad_of_named,
+    predict_probe,
+)
+from instructor.autograd import check_grad_by_finite_differences, softmax_and_vjp, tanh_layer_products
 
 
 def _texts(fig: Figure) -> list[str]:
@@ -129,3 +141,168 @@ def test_predict_probe_reports_each_mistake():
     assert not predict_probe(_switch_off_predict, 1, 4, 2, x)["grad_mode_restored"]
     assert torch.is_grad_enabled(), "the probe switches gradient recording back on"
     assert predict_probe(_zero_grad_predict, 1, 4, 2, x, preset_grads=True)["grads_touched"]
+
+
+# ---------------------------------------------------------------- backward_through
+
+
+def _straight_through(x):
+    return x + (torch.round(x) - x).detach()
+
+
+def test_backward_through_reports_the_gradient_that_reaches_x_and_leaves_x_grad_alone():
+    x = torch.tensor([0.2, 1.7, -0.6], requires_grad=True)
+    x.grad = torch.full((3,), 5.0)
+    v = torch.tensor([1.0, 2.0, 3.0])
+    report = backward_through(_straight_through, x, v)
+    assert report["error"] is None and not report["x_changed"]
+    assert torch.equal(report["output"], torch.tensor([0.0, 2.0, -1.0])) and report["output"].requires_grad
+    assert torch.equal(report["grad"], v) and not report["grad"].requires_grad
+    assert torch.equal(x.grad, torch.full((3,), 5.0)), "the probe's backward pass accumulates nothing"
+
+
+def test_backward_through_says_why_there_is_no_gradient():
+    x = torch.tensor([0.2, 1.7], requires_grad=True)
+    v = torch.ones(2)
+    assert "does not require grad" in backward_through(lambda t: torch.round(t.detach()), x, v)["error"]
+    assert "shape is ()" in backward_through(lambda t: t.sum(), x, v)["error"]
+    assert "dtype is float64" in backward_through(lambda t: t.double(), x, v)["error"]
+    assert "not a torch.Tensor" in backward_through(lambda t: t.tolist(), x, v)["error"]
+
+    def inplace_after_exp(t):
+        e = torch.exp(t)
+        e /= e.sum()
+        return e
+
+    assert "modified by an inplace operation" in backward_through(inplace_after_exp, x, v)["error"]
+    assert torch.equal(backward_through(torch.round, x, v)["grad"], torch.zeros(2))
+
+
+def test_backward_through_sees_a_changed_x_and_skips_backward_without_requires_grad():
+    def overwrite(t):
+        t.data = torch.round(t.data)
+        return t
+
+    assert backward_through(overwrite, torch.tensor([0.2, 1.7], requires_grad=True), torch.ones(2))["x_changed"]
+    report = backward_through(_straight_through, torch.tensor([0.2, 1.7]), torch.ones(2))
+    assert report["grad"] is None and report["error"] is None and not report["output"].requires_grad
+
+
+def test_backward_through_a_function_that_drops_requires_grad_keeps_its_evidence_count():
+    def unflag(t):
+        t.requires_grad_(False)
+        return t * 2
+
+    report = backward_through(unflag, torch.tensor([1.0, 2.0], requires_grad=True), torch.ones(2))
+    assert report["x_changed"] and report["error"] is not None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=6), st.floats(-3, 3))
+def test_backward_through_matches_a_scaled_output_gradient(values, scale):
+    """For f(x) = c * x the gradient that reaches x is c * v, whatever x and v are."""
+    x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    v = torch.linspace(-1, 1, len(values), dtype=torch.float64)
+    report = backward_through(lambda t: t * scale, x, v)
+    assert torch.allclose(report["grad"], v * scale)
+
+
+# ---------------------------------------------------------------- freeze_probe and build_stack
+
+
+def _freeze_head(model):
+    model.requires_grad_(False)
+    model[-1].requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def test_build_stack_is_deterministic_and_leaves_the_random_state():
+    state = torch.random.get_rng_state()
+    a, b = build_stack(3, [4, 5, 6, 2], layer_norm=True), build_stack(3, [4, 5, 6, 2], layer_norm=True)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    assert [type(m).__name__ for m in a] == ["Linear", "Tanh", "LayerNorm", "Linear", "Tanh", "LayerNorm", "Linear"]
+    assert build_stack(1, [3, 2], head_bias=False)[-1].bias is None
+    assert build_stack(1, [3, 4, 2], dtype=torch.float64)[0].weight.dtype == torch.float64
+
+
+@pytest.mark.parametrize("frozen_before, expected", [
+    ("none", [True, True, True, True]),
+    ("all", [False, False, False, False]),
+    ("head", [True, True, False, False]),
+    ("first", [False, False, True, True]),
+])
+def test_build_stack_freezes_what_it_is_told(frozen_before, expected):
+    assert [p.requires_grad for p in build_stack(0, [3, 4, 2], frozen_before=frozen_before).parameters()] == expected
+
+
+def test_build_stack_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="frozen_before"):
+        build_stack(0, [3, 2], frozen_before="body")
+    with pytest.raises(ValueError, match="sizes"):
+        build_stack(0, [3])
+
+
+def test_freeze_probe_reports_flags_by_name_and_the_result():
+    report = freeze_probe(_freeze_head, 0, [5, 8, 6, 3], layer_norm=True, head_bias=False, frozen_before="all")
+    assert report["names"] == ["0.weight", "0.bias", "2.weight", "2.bias", "3.weight", "3.bias", "5.weight", "5.bias", "6.weight"]
+    assert report["requires_grad"] == [False] * 8 + [True]
+    assert report["result"] == 18 and not report["values_changed"] and not report["grads_changed"]
+
+
+def test_freeze_probe_sees_what_a_wrong_freeze_does():
+    def detach_only(model):
+        for p in model.parameters():
+            p.detach()
+        return 0
+
+    def scramble(model):
+        with torch.no_grad():
+            model[0].weight.zero_()
+        model[0].weight.grad = torch.ones_like(model[0].weight)
+        return _freeze_head(model)
+
+    assert freeze_probe(detach_only, 1, [4, 3, 2])["requires_grad"] == [True] * 4
+    report = freeze_probe(scramble, 1, [4, 3, 2])
+    assert report["values_changed"] and report["grads_changed"]
+
+
+# ---------------------------------------------------------------- the instructor's references
+
+
+def _slow_softmax(row):
+    exps = [math.exp(a - max(row)) for a in row]
+    return [e / sum(exps) for e in exps]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.floats(-30, 30), min_size=3, max_size=3), min_size=1, max_size=4),
+       st.lists(st.floats(-2, 2), min_size=3, max_size=3))
+def test_softmax_and_vjp_match_the_slow_formula(rows, weights):
+    """Softmax row by row in Python floats, and its product with v from the Jacobian written out entry by entry."""
+    x = torch.tensor(rows, dtype=torch.float64)
+    v = torch.tensor([weights] * len(rows), dtype=torch.float64)
+    output, grad = softmax_and_vjp(x, v)
+    for i, row in enumerate(rows):
+        p = _slow_softmax(row)
+        assert output[i].tolist() == pytest.approx(p, abs=1e-12)
+        jacobian = [[p[a] * ((a == b) - p[b]) for b in range(3)] for a in range(3)]
+        expected = [sum(weights[a] * jacobian[a][b] for a in range(3)) for b in range(3)]
+        assert grad[i].tolist() == pytest.approx(expected, abs=1e-12)
+
+
+def test_softmax_and_vjp_keep_the_dtype_and_agree_with_autograd():
+    x = torch.randn(3, 4, generator=torch.Generator().manual_seed(1), requires_grad=True)
+    v = torch.randn(3, 4, generator=torch.Generator().manual_seed(2))
+    output, grad = softmax_and_vjp(x, v)
+    assert output.dtype == grad.dtype == torch.float32 and not output.requires_grad
+    assert torch.allclose(grad, torch.autograd.grad(torch.softmax(x, -1), x, v)[0], atol=1e-6)
+
+
+def test_tanh_layer_products_match_finite_differences():
+    g = torch.Generator().manual_seed(3)
+    x, w, v = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in [(4, 3), (3, 2), (4, 2)])
+    grad_x, grad_w = tanh_layer_products(x.requires_grad_(True), w, v)
+    assert x.grad is None and not grad_x.requires_grad
+    check_grad_by_finite_differences(grad_x, lambda t: (torch.tanh(t @ w) * v).sum(), x)
+    check_grad_by_finite_differences(grad_w, lambda t: (torch.tanh(x.detach() @ t) * v).sum(), w)

@@ -1,9 +1,11 @@
-"""Probes for lesson 06 (autograd): functions and models that cannot cross into the sandbox.
+"""Probes for lesson 06 (autograd): functions, models and graphs that cannot cross into the sandbox.
 
 A judge cannot send a Python function or a model to the student's process, so these probes pick the
-function by name from `NAMED_FUNCTIONS` and build the model from a seed with `build_model`. Both are
-plain module-level code: the judge builds the same things itself, checks that the probe got exactly
-those, and computes its own reference values.
+function by name from `NAMED_FUNCTIONS` and build models from a seed (`build_model`, `build_stack`).
+Both are plain module-level code: the judge builds the same things itself, checks that the probe got
+exactly those, and computes its own reference values. Nor can a graph come back from the sandbox: a
+result crosses as its values only, so `backward_through` runs the backward pass next to the student's
+code and sends the gradient it found.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from torch import nn
 
 from course.probes import check_built, check_received, expect, probe, sealed
 from course.probes.core import after_call, changed_arguments, received
-from course.probes.evidence import same
+from course.probes.evidence import same, tensor_meta, type_name
 
 
 def _sum_of_squares(x: torch.Tensor) -> torch.Tensor:
@@ -144,11 +146,12 @@ def _predict_model(seed: int, in_features: int, out_features: int, hidden: int, 
 
 
 def _values(tensors: list) -> list:
-    return [t.detach() for t in tensors]
+    """Each tensor's values without its flags; anything else (an opaque stand-in) as it is."""
+    return [t.detach() if isinstance(t, torch.Tensor) else t for t in tensors]
 
 
 def _grads(tensors: list) -> list:
-    return [t.grad for t in tensors]
+    return [t.grad if isinstance(t, torch.Tensor) else t for t in tensors]
 
 
 @predict_probe.reading
@@ -165,4 +168,137 @@ def _(evidence: list, predict: Any, seed: int, in_features: int, out_features: i
         "weights_changed": not same(_values(before["params"]), _values(after["params"])),
         "x_changed": not same(before["inputs"], after["inputs"]),
         "grad_mode_restored": after["grad_enabled"] == before["grad_enabled"],
+    }
+
+
+_ENGINE = torch.autograd.Variable._execution_engine
+_RUN_BACKWARD = type(_ENGINE).run_backward  # the C engine, bound before any notebook code exists
+
+
+def _vector_jacobian_product(out: Any, x: Any, v: Any, *, _run=_RUN_BACKWARD, _engine=_ENGINE, _type=type, _tensor=torch.Tensor,
+                             _meta=tensor_meta, _name=type_name, _str=str) -> tuple[Any, str | None]:
+    """(the gradient at x of out with the output gradient v, None), or (None, why there is none).
+
+    The C engine is called directly, so a notebook that patches `torch.autograd` cannot change what
+    runs here; only the graph the student's code built does. Nothing is accumulated into x.grad.
+    """
+    if _type(out) is not _tensor:
+        return None, f"backward was not run: the result is a {_name(out)}, not a torch.Tensor"
+    found, wanted = _meta(out), _meta(v)
+    for key in ("shape", "dtype", "device"):
+        if found[key] != wanted[key]:
+            return None, f"backward was not run: the result's {key} is {found[key]}, not {wanted[key]} like the output gradient's"
+    try:
+        (grad,) = _run(_engine, (out,), (v,), False, False, (x,), False, False)
+    except Exception as exc:  # the student's graph may fail in any way: that is the finding
+        return None, f"{_name(exc).rpartition('.')[2]}: {_str(exc)[:600]}"
+    return grad, None
+
+
+@sealed
+def gradient_found(snaps: Any, grad: Any, error: Any) -> dict:
+    return {"grad": snaps.snap(grad), "error": snaps.snap(error)}
+
+
+@probe
+def backward_through(step: Any, func: Any, x: torch.Tensor, v: torch.Tensor) -> None:
+    """Call `func(x)`, then run a backward pass from its result with the output gradient `v`.
+
+    Returns a dict: "output" (what func returned), "grad" (the gradient that reached x, as
+    `torch.autograd.grad(output, x, grad_outputs=v)` gives it, or None), "error" (why there is no
+    gradient: the backward pass raised, or the result is not a tensor of v's shape, dtype and
+    device; None when there is one), "x_changed" (any difference in x's values, dtype, shape,
+    requires_grad or .grad after the call). When x does not require grad no backward pass is run.
+    """
+    step("seal", received, (x, v), {})
+    wanted = tensor_meta(x)["requires_grad"]
+    out = func(x)
+    step("seal", after_call, out, (x, v), {})
+    if wanted:
+        step("seal", gradient_found, *_vector_jacobian_product(out, x, v))
+
+
+@backward_through.reading
+def _(evidence: list, func: Any, x: torch.Tensor, v: torch.Tensor) -> dict[str, Any]:
+    wanted = x.requires_grad
+    if evidence and evidence[0].get("local"):  # the steps got the test's own x, which the call may have changed since
+        wanted = evidence[0]["value"]["args"][0].requires_grad
+    before, after, *taken = expect(evidence, 3 if wanted else 2)
+    check_received(evidence, (x, v), {})
+    found = taken[0] if taken else {"grad": None, "error": None}
+    return {
+        "output": after["result"],
+        "grad": found["grad"],
+        "error": found["error"],
+        "x_changed": not same(before["args"][0], after["args"][0]),
+    }
+
+
+FROZEN_BEFORE = ("none", "all", "head", "first")
+
+
+def build_stack(
+    seed: int,
+    sizes: list[int],
+    *,
+    layer_norm: bool = False,
+    head_bias: bool = True,
+    frozen_before: str = "none",
+    device: str | torch.device = "cpu",
+    dtype: torch.dtype = torch.float32,
+) -> nn.Sequential:
+    """Linear, Tanh (and LayerNorm) for each hidden size in `sizes`, then a last Linear: `model[-1]`.
+
+    The same arguments give the same weights in any process, and the global random state is left as
+    it was. `frozen_before` sets which parameters are frozen (requires_grad False) when it is handed
+    over: "none", "all", "head" (the last layer's) or "first" (the first layer's).
+    """
+    if frozen_before not in FROZEN_BEFORE:
+        raise ValueError(f"frozen_before must be one of {FROZEN_BEFORE}, not {frozen_before!r}")
+    if len(sizes) < 2:
+        raise ValueError(f"sizes needs an input and an output size at least, not {sizes!r}")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        layers: list[nn.Module] = []
+        for a, b in zip(sizes[:-2], sizes[1:-1]):
+            layers += [nn.Linear(a, b), nn.Tanh()] + ([nn.LayerNorm(b)] if layer_norm else [])
+        layers.append(nn.Linear(sizes[-2], sizes[-1], bias=head_bias))
+        model = nn.Sequential(*layers)
+    frozen = {"none": [], "all": [model], "head": [model[-1]], "first": [model[0]]}[frozen_before]
+    for part in frozen:
+        part.requires_grad_(False)
+    return model.to(device=device, dtype=dtype)
+
+
+@probe
+def freeze_probe(step: Any, freeze: Any, seed: int, sizes: list[int], **options: Any) -> None:
+    """Build `build_stack(seed, sizes, **options)`, call `freeze(model)`, and report what it left.
+
+    Returns a dict: "result" (what freeze returned), "names" (each parameter's name, as
+    `model.named_parameters()` gives it), "requires_grad" (each parameter's flag after the call, in the
+    same order; None for a parameter that is no longer a plain tensor), "values_changed" and
+    "grads_changed" (whether any parameter's values or .grad differ from before the call). The
+    parameters are the ones the model held when it was handed over.
+    """
+    model = build_stack(seed, sizes, **options)
+    params = list(model.parameters())
+    step("seal", model_state, params, ())
+    result = freeze(model)
+    step("seal", model_output, result, params, ())
+
+
+@freeze_probe.reading
+def _(evidence: list, freeze: Any, seed: int, sizes: list[int], **options: Any) -> dict[str, Any]:
+    before, after = expect(evidence, 2)
+    own = build_stack(seed, sizes, **options)
+    names = [name for name, _ in own.named_parameters()]
+    flags = [p.requires_grad for p in own.parameters()]
+    check_built(evidence, lambda: same(_values(list(own.parameters())), _values(before["params"]))
+                and flags == [p.requires_grad for p in before["params"]], "model")
+    return {
+        "result": after["output"],
+        "names": names,
+        "requires_grad": [p.requires_grad if isinstance(p, torch.Tensor) else None for p in after["params"]],
+        "values_changed": not same(_values(before["params"]), _values(after["params"])),
+        "grads_changed": not same(_grads(before["params"]), _grads(after["params"])),
     }

@@ -1,9 +1,11 @@
 """Wrong and right answers for lesson 06 (autograd), each a whole answer cell as a student would write it.
 
 The wrong ones are real mistakes: backward() on the caller's tensor (it writes into w.grad), a clone
-that stays on the graph, a formula that only fits the seed's shapes, numerical slopes in float32,
-detach() or eval() instead of no_grad(), switching gradients off for good, clearing gradients that
-belong to a training run.
+that stays on the graph, a formula that only fits the classic example's shapes, numerical slopes in
+float32, detach() or eval() instead of no_grad(), switching gradients off for good, clearing gradients
+that belong to a training run, an output gradient ignored, a straight-through trick that forgets the
+clipping, in-place steps that break backward or hide behind .data, freezing by detach().
+The right ones are written from the task text alone, each a different way a student might take.
 """
 
 ITEMS = {
@@ -65,6 +67,34 @@ ITEMS = {
     """The gradient of (x @ w).sum() with respect to w."""
     return torch.func.grad(lambda v: (x.detach() @ v).sum())(w.detach())
 ''',
+            # NumPy: the column sums of x (all batch rows together), repeated for every column of w
+            '''import numpy as np
+
+
+def linear_weight_grad(x, w):
+    """The gradient of (x @ w).sum() with respect to w."""
+    rows = x.detach().cpu().numpy().reshape(-1, w.shape[0])
+    sums = rows.sum(axis=0)
+    grad = sums if w.dim() == 1 else np.repeat(sums[:, None], w.shape[1], axis=1)
+    return torch.from_numpy(np.ascontiguousarray(grad)).to(device=w.device, dtype=w.dtype)
+''',
+            # the gradient does not depend on w's values: differentiate at a fresh zero leaf of w's shape
+            '''def linear_weight_grad(x, w):
+    """The gradient of (x @ w).sum() with respect to w."""
+    if x.shape[-1] != w.shape[0]:
+        raise ValueError(f"x has {x.shape[-1]} columns but w has {w.shape[0]} rows")
+    fresh = torch.zeros_like(w, requires_grad=True)
+    with torch.enable_grad():
+        total = (x.detach() @ fresh).sum()
+    return torch.autograd.grad(total, fresh)[0]
+''',
+            # a vector-Jacobian product with torch.func.vjp, the output gradient of a sum being 1
+            '''def linear_weight_grad(x, w):
+    """The gradient of (x @ w).sum() with respect to w."""
+    _, pullback = torch.func.vjp(lambda v: (x.detach() @ v).sum(), w.detach())
+    (grad,) = pullback(torch.ones((), dtype=w.dtype, device=w.device))
+    return grad
+''',
         ],
     },
     "grad_of": {
@@ -125,6 +155,30 @@ ITEMS = {
     f(x_copy).backward()
     return x_copy.grad
 ''',
+            # the Jacobian of a function with one output number has x's shape: it is the gradient
+            '''def grad_of(f, x):
+    """The gradient of f at x."""
+    return torch.autograd.functional.jacobian(f, x.detach())
+''',
+            # a vector-Jacobian product with an output gradient of 1
+            '''def grad_of(f, x):
+    """The gradient of f at x."""
+    value, pullback = torch.func.vjp(f, x.detach())
+    return pullback(torch.ones_like(value))[0]
+''',
+            # defensive: checks what f returns, and switches recording on even inside a no_grad() block
+            '''def grad_of(f, x):
+    """The gradient of f at x."""
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError("x must be a floating-point tensor")
+    leaf = x.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        value = f(leaf)
+    if value.dim() != 0:
+        raise ValueError(f"f must return a 0-d tensor, not one of shape {tuple(value.shape)}")
+    (grad,) = torch.autograd.grad(value, leaf)
+    return grad
+''',
         ],
     },
     "predict": {
@@ -171,6 +225,22 @@ def predict(model, x):
         output = model(x)
     return output
 ''',
+            # switches recording off by hand, and puts back whatever it was
+            '''def predict(model, x):
+    """model(x) without recording a graph."""
+    was_enabled = torch.is_grad_enabled()
+    torch.set_grad_enabled(False)
+    try:
+        return model(x)
+    finally:
+        torch.set_grad_enabled(was_enabled)
+''',
+            # nothing requires grad: the model run with detached copies of its parameters and of x
+            '''def predict(model, x):
+    """model(x) without recording a graph."""
+    params = {name: p.detach() for name, p in model.named_parameters()}
+    return torch.func.functional_call(model, params, (x.detach(),))
+''',
         ],
     },
     "answer_seed_weight_grad": {
@@ -178,12 +248,13 @@ def predict(model, x):
             "answer_seed_weight_grad = [[1.5], [3.5]]  # the output x @ weight\n",
             "answer_seed_weight_grad = [[3.0], [7.0]]  # row sums instead of column sums\n",
             "answer_seed_weight_grad = [4.0, 6.0]  # flat, not shaped like weight\n",
-            "answer_seed_weight_grad = torch.tensor([[4.0], [6.0]])  # a tensor, not nested lists\n",
             "answer_seed_weight_grad = [[0.5], [0.5]]  # the weight itself\n",
         ],
         "right": [
             "answer_seed_weight_grad = [[4.0], [6.0]]\n",
             "answer_seed_weight_grad = [[1.0 + 3.0], [2.0 + 4.0]]  # column sums of x\n",
+            "answer_seed_weight_grad = torch.tensor([[4.0], [6.0]])  # a tensor of the right values\n",
+            "answer_seed_weight_grad = ((4, ), (6, ))  # ints in tuples mean the same numbers\n",
             '''_x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 _w = torch.tensor([[0.5], [0.5]], requires_grad=True)
 (_x @ _w).sum().backward()
@@ -196,11 +267,11 @@ answer_seed_weight_grad = _w.grad.tolist()
             'answer_backward_twice = "A"\n',
             'answer_backward_twice = "B"\n',
             'answer_backward_twice = "D"\n',
-            'answer_backward_twice = "c"\n',
         ],
         "right": [
             'answer_backward_twice = "C"\n',
             "answer_backward_twice = 'C'  # gradients add up\n",
+            'answer_backward_twice = "c"  # lower case is read as the letter\n',
         ],
     },
     "answer_no_grad_purpose": {
@@ -213,6 +284,397 @@ answer_seed_weight_grad = _w.grad.tolist()
         "right": [
             'answer_no_grad_purpose = "D"\n',
             "answer_no_grad_purpose = 'D'  # no graph: less memory and time\n",
+            'answer_no_grad_purpose = " d"\n',
+        ],
+    },
+    "answer_vjp_grad": {
+        "wrong": [
+            "answer_vjp_grad = [6.0, 0.0, -6.0]  # forgets the path through total\n",
+            "answer_vjp_grad = [2.0, 0.0, -6.0]  # 2 * x * v, as if y were x * x\n",
+            "answer_vjp_grad = [-2.0, -2.0, -2.0]  # only the path through total\n",
+            "answer_vjp_grad = [[4.0], [-2.0], [-8.0]]  # not a list of three floats\n",
+        ],
+        "right": [
+            "answer_vjp_grad = [4.0, -2.0, -8.0]\n",
+            "answer_vjp_grad = (4, -2, -8)\n",
+            "answer_vjp_grad = [6 * 1 - 2, 6 * 0 - 2, 6 * -1 - 2]  # total * v[j] + (x[0] - x[2])\n",
+            '''_x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(_x * _x.sum()).backward(gradient=torch.tensor([1.0, 0.0, -1.0]))
+answer_vjp_grad = _x.grad
+''',
+        ],
+    },
+    "answer_loop_grad": {
+        "wrong": [
+            'answer_loop_grad = "B"\n',
+            'answer_loop_grad = "C"\n',
+            'answer_loop_grad = "D"\n',
+            "answer_loop_grad = 81.0  # the value, not the letter\n",
+        ],
+        "right": [
+            'answer_loop_grad = "A"\n',
+            "answer_loop_grad = 'a'\n",
+            'answer_loop_grad = " A "  # spaces around the letter\n',
+        ],
+    },
+    "tanh_layer_vjp": {
+        "wrong": [
+            # ignores v: the gradient of y.sum(), as if every output gradient were 1
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x_leaf = x.detach().clone().requires_grad_(True)
+    w_leaf = w.detach().clone().requires_grad_(True)
+    torch.tanh(x_leaf @ w_leaf).sum().backward()
+    return x_leaf.grad, w_leaf.grad
+''',
+            # forgets the slope of tanh: the product for y = x @ w
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    v = v.detach()
+    return v @ w.detach().T, x.detach().T @ v
+''',
+            # backward() on the caller's tensors: switches on their requires_grad and fills their .grad
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x.requires_grad_(True)
+    w.requires_grad_(True)
+    x.grad = None
+    w.grad = None
+    torch.tanh(x @ w).backward(gradient=v)
+    return x.grad.detach(), w.grad.detach()
+''',
+            # the pair in the wrong order
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x_leaf = x.detach().clone().requires_grad_(True)
+    w_leaf = w.detach().clone().requires_grad_(True)
+    grads = torch.autograd.grad(torch.tanh(x_leaf @ w_leaf), [w_leaf, x_leaf], grad_outputs=v)
+    return grads[0], grads[1]
+''',
+            # create_graph=True: the gradients stay on a graph and require grad
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x_leaf = x.detach().clone().requires_grad_(True)
+    w_leaf = w.detach().clone().requires_grad_(True)
+    return torch.autograd.grad(torch.tanh(x_leaf @ w_leaf), (x_leaf, w_leaf), grad_outputs=v, create_graph=True)
+''',
+        ],
+        "right": [
+            # backward(gradient=v) on detached leaves, then their .grad
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x_leaf = x.detach().clone().requires_grad_(True)
+    w_leaf = w.detach().clone().requires_grad_(True)
+    torch.tanh(x_leaf @ w_leaf).backward(gradient=v.detach())
+    return x_leaf.grad, w_leaf.grad
+''',
+            # the product as the gradient of one number, (y * v).sum()
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x_leaf = x.detach().requires_grad_(True)
+    w_leaf = w.detach().requires_grad_(True)
+    total = (torch.tanh(x_leaf @ w_leaf) * v.detach()).sum()
+    grad_x, grad_w = torch.autograd.grad(total, [x_leaf, w_leaf])
+    return (grad_x, grad_w)
+''',
+            # by hand: the slope of tanh(u) is 1 - tanh(u) ** 2, then the chain rule through x @ w
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x, w, v = x.detach(), w.detach(), v.detach()
+    y = torch.tanh(x @ w)
+    g = v * (1 - y * y)
+    return g @ w.T, x.T @ g
+''',
+            # torch.func.vjp returns the function's value and a pullback that takes v
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    _, pullback = torch.func.vjp(lambda a, b: torch.tanh(a @ b), x.detach(), w.detach())
+    return pullback(v.detach())
+''',
+            # NumPy for the arithmetic, the results put back as tensors of the inputs' dtype and device
+            '''import numpy as np
+
+
+def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    a, b, c = (t.detach().cpu().numpy() for t in (x, w, v))
+    g = c * (1.0 - np.tanh(a @ b) ** 2)
+    back = lambda array: torch.from_numpy(np.ascontiguousarray(array)).to(device=x.device, dtype=x.dtype)
+    return back(g @ b.T), back(a.T @ g)
+''',
+            # one example at a time: each row of x gets its own product, and grad_w adds them all up
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w) for y = tanh(x @ w) and the output gradient v."""
+    x, w, v = x.detach(), w.detach(), v.detach()
+    grad_x = torch.zeros_like(x)
+    grad_w = torch.zeros_like(w)
+    for i in range(x.shape[0]):
+        y = torch.tanh(x[i] @ w)
+        g = v[i] * (1 - y ** 2)
+        grad_x[i] = w @ g
+        grad_w += torch.outer(x[i], g)
+    return grad_x, grad_w
+''',
+        ],
+    },
+    "binarize_straight_through": {
+        "wrong": [
+            # sign alone: its gradient is zero everywhere
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    return torch.sign(x)
+''',
+            # the rounding trick copied without the clipping: the gradient passes everywhere
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    return x + (torch.sign(x) - x).detach()
+''',
+            # clamp in front, but the detached part subtracts x, not the clamped x: wrong values beyond -1 and 1
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    return x.clamp(-1, 1) + (torch.sign(x) - x).detach()
+''',
+            # detached first: no gradient reaches x at all
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    return torch.sign(x.detach())
+''',
+            # overwrites x's values behind autograd's back
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    x.data = torch.sign(x.data)
+    return x
+''',
+        ],
+        "right": [
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    soft = torch.clamp(x, min=-1.0, max=1.0)
+    return (torch.sign(x) - soft).detach() + soft
+''',
+            # a custom autograd.Function with its own backward
+            '''class SignStraightThrough(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.sign(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * (x.abs() <= 1).to(grad_output.dtype)
+
+
+def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    return SignStraightThrough.apply(x)
+''',
+            # the value from the detached sign; the gradient from soft - soft.detach(), which is zero in value
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    soft = x.clamp(-1, 1)
+    return torch.sign(x).detach() + soft - soft.detach()
+''',
+            # hardtanh is clamp(-1, 1); the offset is computed without recording
+            '''import torch.nn.functional as F
+
+
+def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    soft = F.hardtanh(x)
+    with torch.no_grad():
+        offset = torch.sign(x) - soft
+    return soft + offset
+''',
+            # a mask of where the gradient may pass, times a zero-valued term that carries x's gradient
+            '''def binarize_straight_through(x):
+    """torch.sign(x) forward, the gradient of x.clamp(-1, 1) backward."""
+    inside = (x.detach().abs() < 1).to(x.dtype)
+    return torch.sign(x.detach()) + (x - x.detach()) * inside
+''',
+        ],
+    },
+    "stable_softmax": {
+        "wrong": [
+            # the maximum subtracted, but the division still in place: backward raises
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
+    e /= e.sum(dim=-1, keepdim=True)
+    return e
+''',
+            # out of place, but no maximum subtracted: inf / inf = nan for large scores
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    e = torch.exp(x)
+    return e / e.sum(dim=-1, keepdim=True)
+''',
+            # .data hides the in-place division from the version counter: no error, a wrong gradient
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
+    e.data /= e.data.sum(dim=-1, keepdim=True)
+    return e
+''',
+            # subtracts the maximum from x itself, in place
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    x -= x.max(dim=-1, keepdim=True).values
+    e = torch.exp(x)
+    return e / e.sum(dim=-1, keepdim=True)
+''',
+            # divides by the sum of the whole tensor, not of each row
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    e = torch.exp(x - x.max())
+    return e / e.sum()
+''',
+            # no_grad() around the in-place division: the version counter still moves
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
+    with torch.no_grad():
+        e /= e.sum(dim=-1, keepdim=True)
+    return e
+''',
+        ],
+        "right": [
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    return torch.softmax(x, dim=-1)
+''',
+            # log-sum-exp: log of the row's sum of exponentials, computed without overflow
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    return torch.exp(x - torch.logsumexp(x, dim=-1, keepdim=True))
+''',
+            # the shift detached: softmax does not depend on it, so no gradient is lost
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    shift = x.amax(dim=-1, keepdim=True).detach()
+    e = (x - shift).exp()
+    total = e.sum(dim=-1, keepdim=True)
+    return e / total
+''',
+            # in place on a clone, which no backward step saved
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values).clone()
+    e /= e.sum(dim=-1, keepdim=True)
+    return e
+''',
+            # log_softmax, then back from logs
+            '''import torch.nn.functional as F
+
+
+def stable_softmax(x):
+    """Softmax over the last dimension."""
+    return F.log_softmax(x, dim=-1).exp()
+''',
+            # defensive: says what it needs, then the textbook formula
+            '''def stable_softmax(x):
+    """Softmax over the last dimension."""
+    if not isinstance(x, torch.Tensor) or x.dim() == 0:
+        raise ValueError("stable_softmax needs a tensor with at least one dimension")
+    if x.shape[-1] == 0:
+        raise ValueError("the last dimension of x is empty")
+    largest, _ = torch.max(x, dim=-1, keepdim=True)
+    exps = torch.exp(x - largest)
+    return exps / torch.sum(exps, dim=-1, keepdim=True)
+''',
+        ],
+    },
+    "freeze_all_but_last": {
+        "wrong": [
+            # freezes everything, the last layer included
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    for p in model.parameters():
+        p.requires_grad = False
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+''',
+            # detach() makes new tensors: the model's parameters keep their flags
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    for layer in list(model)[:-1]:
+        for p in layer.parameters():
+            p.detach()
+    return sum(p.numel() for p in model[-1].parameters())
+''',
+            # freezes the body, but never switches a frozen last layer back on
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    for layer in list(model)[:-1]:
+        layer.requires_grad_(False)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+''',
+            # keeps the last two parameter tensors: wrong when the last layer has no bias
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    params = list(model.parameters())
+    for p in params[:-2]:
+        p.requires_grad_(False)
+    for p in params[-2:]:
+        p.requires_grad_(True)
+    return sum(p.numel() for p in params[-2:])
+''',
+            # counts every entry, the frozen ones too
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    model.requires_grad_(False)
+    model[-1].requires_grad_(True)
+    return sum(p.numel() for p in model.parameters())
+''',
+        ],
+        "right": [
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for p in model[-1].parameters():
+        p.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+''',
+            # by name: the last layer's parameters are named after its index in the Sequential
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    last = str(len(model) - 1)
+    trainable = 0
+    for name, p in model.named_parameters():
+        p.requires_grad = name.split(".")[0] == last
+        if p.requires_grad:
+            trainable += p.numel()
+    return trainable
+''',
+            # by identity: whatever belongs to model[-1] stays on
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    head = {id(p) for p in model[-1].parameters()}
+    for p in model.parameters():
+        p.requires_grad_(id(p) in head)
+    return int(sum(p.numel() for p in model.parameters() if p.requires_grad))
+''',
+            # every layer but the last off, the last on, then count through the layer itself
+            '''def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    *body, head = list(model.children())
+    for layer in body:
+        layer.requires_grad_(False)
+    head.requires_grad_(True)
+    return head.weight.numel() + (head.bias.numel() if head.bias is not None else 0)
+''',
+            # defensive: checks what it was given
+            '''from torch import nn
+
+
+def freeze_all_but_last(model):
+    """Freeze all but model[-1]; return the number of trainable entries."""
+    if not isinstance(model, nn.Sequential) or not isinstance(model[-1], nn.Linear):
+        raise TypeError("expected an nn.Sequential that ends with an nn.Linear")
+    model.requires_grad_(False)
+    model[-1].requires_grad_(True)
+    return sum(p.numel() for p in model[-1].parameters())
+''',
         ],
     },
 }
