@@ -523,9 +523,9 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     extra = {"saved_tensors": _witness[0]} if _S[7] is not None else {}
                     _frame({"kind": "evidence", "req": _req, "value": node, **extra}, buffers)
                 elif command == "witness":
-                    def pack(tensor: Any, _count=_witness) -> Any:
+                    def pack(tensor: Any, _count=_witness, _detach=torch._C.TensorBase.detach) -> Any:
                         _count[0] += 1
-                        return tensor
+                        return _detach(tensor)  # the tensor itself would make a reference cycle through its grad_fn
 
                     def unpack(tensor: Any) -> Any:
                         return tensor

@@ -96,7 +96,7 @@ def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dic
 
             def pack(tensor: Any) -> Any:
                 count[0] += 1
-                return tensor
+                return tensor.detach()  # the tensor itself would make a reference cycle through its grad_fn
 
             hooks = torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t)
             hooks.__enter__()
