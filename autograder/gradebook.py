@@ -1,15 +1,76 @@
-"""Reading scores out of the nbgrader gradebook (the single source of truth after grading)."""
+"""The nbgrader gradebook (the single source of truth after grading): where it is, reading scores, recording grades.
+
+The gradebook is the database `c.CourseDirectory.db_url` names in nbgrader_config.py, as for stock
+nbgrader: SQLite by default, or PostgreSQL (`postgresql://user@host/db`, through psycopg) when
+several graders, or a cluster's coordinator beside formgrader, share it.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook, InvalidEntry, MissingEntry
+
+from autograder import config
+
+# Two first runs on an empty PostgreSQL database would both create nbgrader's tables; the one that
+# comes second waits on this advisory lock instead (any fixed 64-bit number, the same everywhere).
+SCHEMA_LOCK = 0x6E626772_61646572
+WRITE_ATTEMPTS = 6
 
 
 def db_url(course_dir: Path) -> str:
-    return f"sqlite:///{(course_dir / 'gradebook.db').resolve()}"
+    """The configured gradebook URL; nbgrader's default (gradebook.db in the course) when none is set."""
+    url = config.section(course_dir, "CourseDirectory").get("db_url")
+    if url:
+        return str(url)
+    return f"sqlite:///{(Path(course_dir) / 'gradebook.db').resolve()}"
+
+
+def describe(url: str) -> str:
+    """The URL fit for printing: a password in it is masked."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+_ready: set[str] = set()
+
+
+def ensure_schema(course_dir: Path) -> str:
+    """Create nbgrader's tables once, before anything grades; returns the URL.
+
+    nbgrader creates them the first time a gradebook is opened, which races when two graders open
+    an empty PostgreSQL database at once: there the creation runs under an advisory lock.
+    """
+    url = db_url(course_dir)
+    if url in _ready:
+        return url
+    from sqlalchemy import create_engine, text
+
+    # nbgrader runs `alembic` by name when it creates the tables
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    engine = create_engine(url)
+    try:
+        if engine.dialect.name == "postgresql":
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": SCHEMA_LOCK})
+                try:
+                    Gradebook(url).close()
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": SCHEMA_LOCK})
+        else:
+            Gradebook(url).close()
+    finally:
+        engine.dispose()
+    _ready.add(url)
+    return url
 
 
 @dataclass(frozen=True)
@@ -123,7 +184,24 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
 def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None) -> None:
     """Record a graded submission as nbgrader's autograde does (student, submission, then
     SaveAutoGrades per notebook); `notebooks` maps notebook name to the autograded notebook, or None
-    for a notebook that was not handed in (zero on every item)."""
+    for a notebook that was not handed in (zero on every item).
+
+    Another grader writing at the same time (another assignment, the same new student) can make a
+    step fail on a unique key or a lock; every step finds what already exists, so it is tried again.
+    """
+    from sqlalchemy.exc import DBAPIError
+
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            _save_autograde(course_dir, assignment, student, notebooks, timestamp=timestamp)
+            return
+        except (InvalidEntry, DBAPIError):
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
+            time.sleep(0.05 * 2**attempt)
+
+
+def _save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None) -> None:
     import warnings
 
     from nbgrader import utils
