@@ -89,6 +89,7 @@ class Cluster:
             self.close()
             raise ClusterError(f"the scheduler at {address} did not take the grading pool's plugin: {exc}") from None
         self._window = (0.0, 0)
+        self.busy_s = 0.0  # seconds spent preparing, sending and reading jobs (not waiting for them)
 
     def window(self) -> int:
         """How many jobs to keep in flight: enough to queue work for every thread, and for a worker that joins."""
@@ -114,6 +115,7 @@ class Cluster:
         exhausted = False
         idle_since = time.monotonic()
         while True:
+            t0 = time.perf_counter()
             while not exhausted and len(flying) < self.window():
                 job = next(source, None)
                 if job is None:
@@ -125,6 +127,7 @@ class Cluster:
                     raise self._lost(exc) from None
                 flying[future] = {k: job[k] for k in IDENT}
                 done.add(future)
+            self.busy_s += time.perf_counter() - t0
             if not flying:
                 return
             batch = done.next_batch(block=False)
@@ -136,9 +139,11 @@ class Cluster:
                 continue
             idle_since = time.monotonic()
             for future in batch:
+                t0 = time.perf_counter()
                 job = flying.pop(future)
                 result = self._result(future, job)
                 future.release()
+                self.busy_s += time.perf_counter() - t0
                 yield result
 
     def _lost(self, exc: BaseException | None = None) -> ClusterLost:

@@ -304,6 +304,7 @@ def grade(
     `allow_weak_sandbox`. With `cluster` (a Dask scheduler's address) the notebooks are graded by
     the cluster's workers; `cluster.ClusterError` stops the run (what was recorded is kept).
     """
+    planning = time.perf_counter()
     course_dir = course_dir.resolve()
     gradebook.ensure_schema(course_dir)
     limits = limits_mod.read_limits(course_dir)
@@ -387,13 +388,12 @@ def grade(
     bar.update(sum(len(s.results) for s in submissions))
     timings: list[dict] = []
     fresh: list[dict] = []
-    finishing = {"seconds": 0.0, "gradebook_s": 0.0}
+    clock = {"gradebook_s": 0.0}
+    book = gradebook.Writer(course_dir)
 
     def finish_if_done(sub: Submission) -> None:
         if len(sub.results) == len(sub.jobs) and (sub.student, sub.assignment) not in results:
-            t0 = time.perf_counter()
-            results[(sub.student, sub.assignment)] = _finish(course_dir, sub, finishing)
-            finishing["seconds"] += time.perf_counter() - t0
+            results[(sub.student, sub.assignment)] = _finish(course_dir, sub, book, clock)
 
     for sub in submissions:
         if sub.reason is not None:
@@ -402,6 +402,7 @@ def grade(
             finish_if_done(sub)
 
     started = time.perf_counter()
+    clock["coordinator_s"] = 0.0  # the coordinator's own work while jobs are graded (sending, recording)
     if to_run:
         if cluster:
             from autograder import cluster as cluster_mod
@@ -414,6 +415,7 @@ def grade(
             pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox)
         try:
             for result in pool.run((jobs.load(job) for job in to_run), limits):
+                t0 = time.perf_counter()
                 sub = by_pair[(result["student"], result["assignment"])]
                 if result["notebook"] in sub.results:
                     continue  # a job that ran twice is recorded once
@@ -425,17 +427,21 @@ def grade(
                 timings.append(result.get("timings", {}))
                 bar.update(1)
                 finish_if_done(sub)
+                clock["coordinator_s"] += time.perf_counter() - t0
         finally:
+            clock["coordinator_s"] += getattr(pool, "busy_s", 0.0)
             pool.close()
+            book.close()
             bar.close()
     bar.close()
     for sub in submissions:
         finish_if_done(sub)
         results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
+    book.close()
     if stats is not None:
         stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), recorded=len(fresh),
                      reused=sum(len(s.jobs) for s in submissions) - len(to_run),
-                     finish_s=finishing["seconds"], gradebook_s=finishing["gradebook_s"],
+                     plan_s=started - planning, coordinator_s=clock["coordinator_s"], gradebook_s=clock["gradebook_s"],
                      graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)))
         stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
         stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
@@ -443,7 +449,7 @@ def grade(
     return results
 
 
-def _finish(course_dir: Path, sub: Submission, clock: dict) -> str:
+def _finish(course_dir: Path, sub: Submission, book: gradebook.Writer, clock: dict) -> str:
     """Write autograded/ and the gradebook for a submission whose notebooks all have results
     (the seconds the gradebook took are added to `clock["gradebook_s"]`)."""
     import nbformat
@@ -474,7 +480,7 @@ def _finish(course_dir: Path, sub: Submission, clock: dict) -> str:
             except (ValueError, OverflowError):
                 timestamp = None
         t0 = time.perf_counter()
-        gradebook.save_autograde(course_dir, sub.assignment, sub.student, notebooks, timestamp=timestamp)
+        book.save_autograde(sub.assignment, sub.student, notebooks, timestamp=timestamp)
         clock["gradebook_s"] += time.perf_counter() - t0
     return "; ".join(errors) if errors else "ok"
 

@@ -181,33 +181,61 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
     }
 
 
+class Writer:
+    """The gradebook a grading run records into: opened once, at the first write, for the whole run
+    (nbgrader checks every table each time a gradebook is opened), closed at the end."""
+
+    def __init__(self, course_dir: Path) -> None:
+        self.course_dir = course_dir
+        self.gb: Gradebook | None = None
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.gb is not None:
+            self.gb.close()
+            self.gb = None
+
+    def save_autograde(self, assignment: str, student: str, notebooks: dict, *, timestamp=None) -> None:
+        """Record a graded submission as nbgrader's autograde does (student, submission, then
+        SaveAutoGrades per notebook); `notebooks` maps notebook name to the autograded notebook, or
+        None for a notebook that was not handed in (zero on every item).
+
+        Another grader writing at the same time (another assignment, the same new student) can make
+        a step fail on a unique key or a lock; every step finds what already exists, so it is tried again.
+        """
+        from sqlalchemy.exc import DBAPIError
+
+        for attempt in range(WRITE_ATTEMPTS):
+            if self.gb is None:
+                self.gb = Gradebook(db_url(self.course_dir))
+            try:
+                _save_autograde(self.gb, assignment, student, notebooks, timestamp=timestamp)
+                return
+            except (InvalidEntry, DBAPIError):
+                self.gb.db.rollback()
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * 2**attempt)
+
+
 def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None) -> None:
-    """Record a graded submission as nbgrader's autograde does (student, submission, then
-    SaveAutoGrades per notebook); `notebooks` maps notebook name to the autograded notebook, or None
-    for a notebook that was not handed in (zero on every item).
-
-    Another grader writing at the same time (another assignment, the same new student) can make a
-    step fail on a unique key or a lock; every step finds what already exists, so it is tried again.
-    """
-    from sqlalchemy.exc import DBAPIError
-
-    for attempt in range(WRITE_ATTEMPTS):
-        try:
-            _save_autograde(course_dir, assignment, student, notebooks, timestamp=timestamp)
-            return
-        except (InvalidEntry, DBAPIError):
-            if attempt == WRITE_ATTEMPTS - 1:
-                raise
-            time.sleep(0.05 * 2**attempt)
+    """`Writer.save_autograde` with a gradebook opened for this one submission."""
+    with Writer(course_dir) as writer:
+        writer.save_autograde(assignment, student, notebooks, timestamp=timestamp)
 
 
-def _save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None) -> None:
+def _save_autograde(gb: Gradebook, assignment: str, student: str, notebooks: dict, *, timestamp=None) -> None:
     import warnings
 
     from nbgrader import utils
     from sqlalchemy.exc import SAWarning
 
-    with warnings.catch_warnings(), Gradebook(db_url(course_dir)) as gb:
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", SAWarning)
         gb.update_or_create_student(student)
         gb.find_assignment(assignment)
