@@ -19,7 +19,7 @@ import json
 import sys
 import time
 
-SECURE_SCHEMES = ("tls", "wss")
+SECURE_SCHEMES = ("tls", "wss", "gateway")  # gateway://: Dask Gateway's TLS proxy (needs the dask-gateway package)
 INSECURE_SCHEMES = ("tcp", "ws", "ucx", "inproc")
 IDENT = ("key", "student", "assignment", "notebook")
 
@@ -40,6 +40,11 @@ def check_address(address: str, *, allow_insecure: bool = False):
 
     scheme = address.split("://", 1)[0].lower() if "://" in address else "tcp"
     if scheme in SECURE_SCHEMES:
+        if scheme == "gateway":
+            try:
+                import dask_gateway  # noqa: F401  (registers the gateway:// protocol)
+            except ImportError:
+                raise ClusterError(f"{address} is a Dask Gateway address: install dask-gateway to reach it") from None
         security = Security()
         unset = [name for name, value in (("distributed.comm.tls.ca-file", security.tls_ca_file),
                                           ("distributed.comm.tls.client.cert", security.tls_client_cert)) if not value]

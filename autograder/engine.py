@@ -429,7 +429,8 @@ def grade(
                 finish_if_done(sub)
                 clock["coordinator_s"] += time.perf_counter() - t0
         finally:
-            clock["coordinator_s"] += getattr(pool, "busy_s", 0.0)
+            clock["pool_s"] = getattr(pool, "busy_s", 0.0)
+            clock["coordinator_s"] += clock["pool_s"]
             pool.close()
             book.close()
             bar.close()
@@ -441,7 +442,8 @@ def grade(
     if stats is not None:
         stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), recorded=len(fresh),
                      reused=sum(len(s.jobs) for s in submissions) - len(to_run),
-                     plan_s=started - planning, coordinator_s=clock["coordinator_s"], gradebook_s=clock["gradebook_s"],
+                     plan_s=started - planning, coordinator_s=clock["coordinator_s"], pool_s=clock.get("pool_s", 0.0),
+                     gradebook_s=clock["gradebook_s"],
                      graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)))
         stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
         stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
@@ -459,7 +461,9 @@ def _finish(course_dir: Path, sub: Submission, book: gradebook.Writer, clock: di
     if not sub.jobs:
         return "no notebook of this assignment was handed in"
     target = course_dir / "autograded" / sub.student / sub.assignment
-    graded = {n: nbformat.reads(r["notebook_json"], as_version=4) for n, r in sub.results.items() if r.get("status") == "ok"}
+    # The judge wrote each notebook with nbformat (validated there): it is read without validating it
+    # again and written to autograded/ as it came, which is what nbformat.writes gives back.
+    graded = {n: nbformat.reader.reads(r["notebook_json"]) for n, r in sub.results.items() if r.get("status") == "ok"}
     if graded:
         if target.exists():
             shutil.rmtree(target)
@@ -469,8 +473,8 @@ def _finish(course_dir: Path, sub: Submission, book: gradebook.Writer, clock: di
                 dest = target / path.relative_to(sub.folder)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, dest)
-        for name, nb in graded.items():
-            _write_atomic(target / f"{name}.ipynb", nbformat.writes(nb))
+        for name in graded:
+            _write_atomic(target / f"{name}.ipynb", sub.results[name]["notebook_json"])
         notebooks = {name: graded.get(name) for name in sub.notebooks if name in graded or name not in sub.jobs}
         timestamp = None
         stamp = sub.folder / "timestamp.txt"

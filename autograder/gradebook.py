@@ -250,15 +250,30 @@ def _save_autograde(gb: Gradebook, assignment: str, student: str, notebooks: dic
                     grade.needs_manual_grade = False
                 gb.db.commit()
                 continue
+            grades, comments = _grades_and_comments(gb, gb.find_submission_notebook(name, assignment, student))
             for cell in nb.cells:
                 if utils.is_grade(cell):
-                    grade = gb.find_grade(cell.metadata["nbgrader"]["grade_id"], name, assignment, student)
+                    grade = grades[cell.metadata["nbgrader"]["grade_id"]]
                     grade.auto_score, _ = utils.determine_grade(cell)
                     grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
                 if utils.is_solution(cell) or utils.is_task(cell):
-                    comment = gb.find_comment(cell.metadata["nbgrader"]["grade_id"], name, assignment, student)
+                    comment = comments[cell.metadata["nbgrader"]["grade_id"]]
                     if cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
                         comment.auto_comment = "No response."
                     else:
                         comment.auto_comment = None
             gb.db.commit()
+
+
+def _grades_and_comments(gb: Gradebook, submitted) -> tuple[dict, dict]:
+    """A submitted notebook's grades and comments by cell name, in two queries (nbgrader's
+    `find_grade` and `find_comment` take one each); where two cells share a name, the same one wins
+    as there (a grade cell over a task cell, a solution cell over a task cell)."""
+    from nbgrader.api import BaseCell, Comment, Grade
+
+    def by_name(model, preferred: str) -> dict:
+        rows = gb.db.query(model, BaseCell.name, BaseCell.type).join(BaseCell, BaseCell.id == model.cell_id)\
+            .filter(model.notebook_id == submitted.id).all()
+        return {name: row for row, name, _ in sorted(rows, key=lambda r: r[2] == preferred)}
+
+    return by_name(Grade, "GradeCell"), by_name(Comment, "SolutionCell")
