@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     work = Path(tempfile.mkdtemp(prefix="cluster-scaling-"))
+    load_before = os.getloadavg()[0]
     pg = PostgreSQL()
     dask_cluster = None
     try:
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ceiling = 1.0 / (own + client)
     print(f"Class: {args.students} students x {len(args.lessons)} lessons = {n} notebooks; "
           f"this machine: {os.cpu_count()} cores, each Dask worker 1 thread; gradebook on PostgreSQL")
+    print(f"Load average (1 min) on this machine: {load_before:.1f} before the runs, {os.getloadavg()[0]:.1f} after")
     print(f"Pool start-up: first worker {start_one:.1f} s; second worker {start_two:.1f} s (before the clock starts)")
     print(f"1 worker : {n} notebooks in {one['wall']:.1f} s = {rate[1]:.2f} notebooks/s  (graded by {one['by']})")
     print(f"2 workers: {n} notebooks in {two['wall']:.1f} s = {rate[2]:.2f} notebooks/s  (graded by {two['by']}; "

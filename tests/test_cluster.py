@@ -46,6 +46,8 @@ def cluster(certs, tmp_path_factory):
         dask_cluster.start_worker("w2")
         with observe(dask_cluster, certs) as client:
             client.wait_for_workers(2, timeout=120)
+            # as the first run would: the pools warm up while the local reference is graded
+            client.register_plugin(cluster_worker.PoolPlugin(), name=cluster_worker.PLUGIN_NAME)
         yield dask_cluster
     finally:
         dask_cluster.stop()
