@@ -8,9 +8,10 @@ of benchmarks/grading_speed.py, releases it once into a PostgreSQL database that
 then grades it with one worker, and again with two. The workers' pools are started and warmed
 before the clock starts; their start-up time is printed on its own.
 
-The coordinator's cost is measured apart from the graders: the one-worker run's results are
-replayed through the real coordinator (`autograder grade`, with a stand-in pool that answers every
-job at once with the result a worker gave), so its wall time is the coordinator's own work:
+The coordinator's cost is measured apart from the graders, on a class --copies times larger (each
+student handed in again under new names): the one-worker run's results are replayed through the
+real coordinator (`autograder grade`, with a stand-in pool that answers every job at once with the
+result a worker gave that student's original), so its wall time is the coordinator's own work:
 planning, reading each job's files, records, autograded/ and the PostgreSQL gradebook. The Dask
 client's share (serialising and submitting jobs, reading results) is taken from the cluster run.
 Prints:
@@ -71,24 +72,35 @@ def warm(address: str, workers: int) -> float:
     return time.perf_counter() - started
 
 
+COPY = "-copy"
+
+
 class Replay:
-    """Stands in for the graders: answers each job at once with the result a worker gave it."""
+    """Stands in for the graders: answers each job at once with the result a worker gave for the
+    job's student (or the student a copy was made from)."""
 
     def __init__(self, answers: dict) -> None:
         self.answers = answers
 
     def run(self, jobs, limits=None):
         for job in jobs:
-            yield dict(self.answers[(job["student"], job["assignment"], job["notebook"])])
+            answer = dict(self.answers[(job["student"].split(COPY)[0], job["assignment"], job["notebook"])])
+            answer.update(job=job["key"], student=job["student"])
+            yield answer
 
     def close(self) -> None:
         pass
 
 
-def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: str | None, *, replay: Path | None = None) -> dict:
-    """Grade a fresh copy of the class on the cluster at `address`, or replay the results recorded in `replay`."""
+def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: str | None, *,
+              replay: Path | None = None, copies: int = 1) -> dict:
+    """Grade a fresh copy of the class on the cluster at `address`, or replay the results recorded in
+    `replay` for the class handed in `copies` times."""
     course = Path(shutil.copytree(released, work / name))
     use_gradebook(course, pg.create_database(name, template="bench_released"))
+    for folder in sorted((course / "submitted").iterdir()):
+        for copy in range(1, copies):
+            shutil.copytree(folder, folder.with_name(f"{folder.name}{COPY}{copy}"))
     stats: dict = {}
     original = engine.Pool
     if replay is not None:
@@ -115,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=8, help="students in the synthetic class (default 8)")
     parser.add_argument("--lessons", nargs="*", default=["01_tensors", "02_dtype", "04_numpy"], help="lessons to grade")
+    parser.add_argument("--copies", type=int, default=10, help="the class size, as a multiple, for measuring the coordinator (default 10)")
     parser.add_argument("--notebooks", type=int, default=50_000, help="class size for the projection (default 50,000)")
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -139,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             start_two = warm(dask_cluster.address, 2)
             runs[2] = timed_run(released, pg, work, "two_workers", dask_cluster.address)
         dask_cluster.stop()
-        alone = timed_run(released, pg, work, "replayed", None, replay=runs[1]["course"])
+        alone = timed_run(released, pg, work, "replayed", None, replay=runs[1]["course"], copies=args.copies)
     finally:
         if dask_cluster is not None:
             dask_cluster.stop()
@@ -147,15 +160,17 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     one, two = runs[1], runs[2]
-    if not one["scores"] == two["scores"] == alone["scores"]:
+    like_originals = all(v == one["scores"].get((a, s.split(COPY)[0])) for (a, s), v in alone["scores"].items())
+    if one["scores"] != two["scores"] or not like_originals or len(alone["scores"]) != args.copies * len(one["scores"]):
         raise SystemExit("the runs gave different scores")
     items = sum(len(v) for v in one["scores"].values())
     n = one["notebooks"]
     rate = {k: r["notebooks"] / r["wall"] for k, r in runs.items()}
-    own = alone["loop"] / n  # the coordinator's own work per notebook, no grader competing for the CPU
-    pg_write = alone["gradebook"] / n
+    m = alone["notebooks"]
+    own = alone["loop"] / m  # the coordinator's own work per notebook, no grader competing for the CPU
+    pg_write = alone["gradebook"] / m
     client = one["client"] / n
-    plan = alone["plan"] / n
+    plan = alone["plan"] / m
     ceiling = 1.0 / (own + client)
     print(f"Class: {args.students} students x {len(args.lessons)} lessons = {n} notebooks; "
           f"this machine: {os.cpu_count()} cores, each Dask worker 1 thread; gradebook on PostgreSQL")
@@ -164,14 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"1 worker : {n} notebooks in {one['wall']:.1f} s = {rate[1]:.2f} notebooks/s  (graded by {one['by']})")
     print(f"2 workers: {n} notebooks in {two['wall']:.1f} s = {rate[2]:.2f} notebooks/s  (graded by {two['by']}; "
           f"{rate[2] / rate[1]:.2f}x)")
-    print(f"Coordinator alone (results replayed at once): {own * 1000:.1f} ms per notebook, of which PostgreSQL's "
-          f"writes {pg_write * 1000:.1f} ms; planning before the first job {plan * 1000:.1f} ms per notebook")
+    print(f"Coordinator alone ({m} notebooks, results replayed at once): {own * 1000:.1f} ms per notebook, of which "
+          f"PostgreSQL's writes {pg_write * 1000:.1f} ms; planning before the first job {plan * 1000:.1f} ms per notebook")
     print(f"Dask client's share (sending jobs, reading results): {client * 1000:.1f} ms per notebook")
     print(f"While two workers grade on the same cores: {two['serial'] / n * 1000:.1f} ms of coordinator work per notebook "
           f"(PostgreSQL {two['gradebook'] / n * 1000:.1f} ms)")
     print(f"Ceiling: one coordinator records at most {ceiling:.1f} notebooks/s ({3600 * ceiling:,.0f} an hour), "
           f"1 / ({own * 1000:.1f} + {client * 1000:.1f}) ms, however many workers")
-    print(f"Scores: identical in all three runs ({items} item scores)")
+    print(f"Scores: identical in all three runs ({items} item scores, and every copy's like its original's)")
     per_core = rate[1]
     print(f"\nProjection for {args.notebooks:,} notebooks on N machines of {MACHINE_CORES} cores "
           f"(each core at the one-worker rate above, {per_core:.2f} notebooks/s; capped by the ceiling):")
