@@ -1,9 +1,10 @@
 """Grading on a Dask cluster, measured on this machine: what workers add, what the coordinator costs.
 
-    python benchmarks/cluster_scaling.py [--students N] [--lessons ID ...] [--notebooks N]
+    python benchmarks/cluster_scaling.py [--students N] [--lessons ID ...] [--copies N] [--notebooks N]
 
-Starts the real parts on 127.0.0.1: PostgreSQL (the gradebook), a TLS-secured Dask scheduler and
-worker processes, each worker with one thread (one notebook at a time). Builds the synthetic class
+Starts the real parts on 127.0.0.1: PostgreSQL (the gradebook, every commit flushed to disk as by
+default), a TLS-secured Dask scheduler and worker processes, each worker with one thread (one
+notebook at a time). Builds the synthetic class
 of benchmarks/grading_speed.py, releases it once into a PostgreSQL database that every run copies,
 then grades it with one worker, and again with two. The workers' pools are started and warmed
 before the clock starts; their start-up time is printed on its own.
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     work = Path(tempfile.mkdtemp(prefix="cluster-scaling-"))
     load_before = os.getloadavg()[0]
-    pg = PostgreSQL()
+    pg = PostgreSQL(durable=True)  # as in production: every commit waits for the disk
     dask_cluster = None
     try:
         released = copy_course(work / "released")

@@ -62,9 +62,10 @@ def postgres_bin() -> Path | None:
 
 
 class PostgreSQL:
-    """A throwaway PostgreSQL server; `url(db)` is an SQLAlchemy URL for a database on it."""
+    """A throwaway PostgreSQL server; `url(db)` is an SQLAlchemy URL for a database on it. Unless
+    `durable`, it does not wait for the disk (fsync off), which only a throwaway server can afford."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
         self.bin = postgres_bin()
         if self.bin is None:
             raise FileNotFoundError("PostgreSQL's server is not installed (Debian package postgresql)")
@@ -77,7 +78,9 @@ class PostgreSQL:
             entry = pwd.getpwnam(self.user)
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-sync")
-        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off -c max_connections=200"
+        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c max_connections=200"
+        if not durable:
+            options += " -c fsync=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", options, "-w", "-t", "60", "start")
 
     def _run(self, tool: str, *args: str) -> None:
