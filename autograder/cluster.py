@@ -32,13 +32,15 @@ class ClusterLost(ClusterError):
     """The scheduler went away in the middle of a run."""
 
 
+def _scheme(address: str) -> str:
+    return address.split("://", 1)[0].lower() if "://" in address else "tcp"
 
 
 def check_address(address: str, *, allow_insecure: bool = False):
     """The `distributed.Security` to reach `address` with, or ClusterError when it is not safe to use."""
     from distributed.security import Security
 
-    scheme = address.split("://", 1)[0].lower() if "://" in address else "tcp"
+    scheme = _scheme(address)
     if scheme in SECURE_SCHEMES:
         if scheme == "gateway":
             try:
@@ -81,7 +83,7 @@ class Cluster:
         from autograder.cluster_worker import PLUGIN_NAME, PoolPlugin
 
         security = check_address(address, allow_insecure=allow_insecure)
-        if not security.require_encryption and not address.lower().startswith(tuple(f"{s}://" for s in SECURE_SCHEMES)):
+        if _scheme(address) not in SECURE_SCHEMES:
             print(f"WARNING: grading over the unencrypted address {address} (--allow-insecure-cluster)", file=sys.stderr)
         self.address = address
         try:

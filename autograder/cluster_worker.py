@@ -120,19 +120,17 @@ class PoolHost:
                 self.current = _PoolProcess(self.workers, self.threads)
             return self.current
 
-    def refusal(self, job: dict) -> str | None:
-        """Why this worker may not grade `job`, or None."""
-        pool = self.process()
-        if not pool.ready.wait(POOL_START_TIMEOUT):
-            return f"worker {self.name}: its grading pool did not start within {POOL_START_TIMEOUT:g} s"
-        return refusal(pool.hello or {}, job, self.name)
-
     def grade(self, text: str) -> str:
+        """The JSON result of one job (JSON text), naming this worker; or why it refuses the job."""
         job = json.loads(text)
-        refused = self.refusal(job)
+        pool = self.process()
+        if pool.ready.wait(POOL_START_TIMEOUT):
+            refused = refusal(pool.hello or {}, job, self.name)
+        else:
+            refused = f"worker {self.name}: its grading pool did not start within {POOL_START_TIMEOUT:g} s"
         if refused:
             return json.dumps({"refused": refused, "worker": self.name})
-        result = self.process().grade(job, text)
+        result = pool.grade(job, text)
         if result is None:
             from autograder.engine import _failed
 

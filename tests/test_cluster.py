@@ -287,6 +287,18 @@ def test_tls_without_certificates_is_refused(capsys):
     assert "DASK_DISTRIBUTED__COMM__TLS__CA_FILE" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("address", ["127.0.0.1:8786", "tcp://127.0.0.1:8786", "ws://127.0.0.1:8786"])
+def test_an_unencrypted_address_needs_the_instructors_consent(address):
+    with pytest.raises(cluster_mod.ClusterError, match="refusing the unencrypted address"):
+        cluster_mod.check_address(address)
+    assert cluster_mod.check_address(address, allow_insecure=True) is not None
+
+
+def test_what_is_not_a_scheduler_address_is_refused():
+    with pytest.raises(cluster_mod.ClusterError, match="not a Dask scheduler address"):
+        cluster_mod.check_address("https://scheduler.example.edu", allow_insecure=True)
+
+
 def test_a_certificate_from_another_authority_is_refused(cluster, tmp_path):
     strangers = make_certificates(tmp_path / "other", name="stranger")
     with dask.config.set(tls_config(strangers)):
