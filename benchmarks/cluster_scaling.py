@@ -199,8 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         seconds = args.notebooks * plan + args.notebooks / throughput + start_one
         bound = "workers" if workers_rate < ceiling else "coordinator"
         print(f"{machines:>4}  {cores:>6}  {throughput:>11.1f}  {bound:>11}  {_duration(seconds):>10}")
+    limit = math.ceil(ceiling / per_core / MACHINE_CORES)
     print(f"(wall time = planning, {plan * 1000:.1f} ms a notebook, + notebooks / throughput + one pool start-up, {start_one:.0f} s; "
-          f"the coordinator becomes the limit from {math.ceil(ceiling / per_core / MACHINE_CORES)} machines)")
+          f"the coordinator is the limit from {limit} machine{'s' if limit > 1 else ''} on)")
     return 0
 
 

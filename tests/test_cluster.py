@@ -355,16 +355,20 @@ def test_a_worker_killed_mid_job(cluster, certs, tls, postgres, released, local,
     cluster.start_worker("w2b")
 
 
-def test_a_worker_joining_mid_run_takes_work(cluster, certs, tls, postgres, released, local, tmp_path):
+def test_a_worker_joining_and_one_leaving_mid_run(cluster, certs, tls, postgres, released, local, tmp_path):
     course = class_copy(released, postgres, tmp_path / "course", "demo_joined")
     with observe(cluster, certs) as client, concurrent.futures.ThreadPoolExecutor(1) as pool:
         client.wait_for_workers(2, timeout=120)
         run = pool.submit(commands.grade, course, cluster=cluster.address, progress=False)
         wait_for(lambda: any(client.processing().values()), "the run to start")
         cluster.start_worker("w3")
+        client.wait_for_workers(3, timeout=120)
+        leaving = next(addr for addr, info in client.scheduler_info(n_workers=-1)["workers"].items() if info["name"] == "w1")
+        client.retire_workers(workers=[leaving], close_workers=True)  # gracefully, in the middle of the run
         results = run.result(timeout=600)
     found = assert_like_local(course, results, local)
     assert "w3" in {r["worker"] for r in found.values()}, collections.Counter(r["worker"] for r in found.values())
+    cluster.workers.pop("w1").wait(timeout=60)
 
 
 def test_two_runs_of_different_assignments_at_once(cluster, certs, postgres, released, local, tmp_path):
