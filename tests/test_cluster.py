@@ -1,13 +1,14 @@
 """Grading on a real Dask cluster (TLS, two worker processes on 127.0.0.1) with the gradebook on a
 real PostgreSQL server: exactly the local grader's scores, also while a worker is killed mid-run,
-while one joins, with two runs at once and across a scheduler restart. Every server is started
-here and stopped at the end.
+while one joins and another leaves, with two runs at once and across a scheduler restart. Every
+server is started here and stopped at the end.
 """
 
 from __future__ import annotations
 
 import collections
 import concurrent.futures
+import csv
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import dask
@@ -22,7 +24,7 @@ import pytest
 
 from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples
 from tests.conftest import ROOT, copy_course, use_gradebook
-from tests.servers import DaskCluster, make_certificates, tls_config, tls_env
+from tests.servers import DaskCluster, free_port, make_certificates, tls_config, tls_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 LESSONS = ["01_tensors", "02_dtype", "04_numpy"]
@@ -212,8 +214,7 @@ def test_feedback_export_report_and_formgrader_on_postgresql(graded_on_cluster, 
     commands.feedback(course, assignments=LESSONS[:1])
     assert (course / "feedback" / "ada" / "01_tensors" / "01_tensors.html").is_file()
     csv_path, lms_path = commands.export(course, to=tmp_path / "grades.csv")
-    import csv
-
+    assert lms_path.is_file()
     rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
     totals = {(a, s): sum(items.values()) for (a, s), items in gradebook.score_table(course).items()}
     exported = {(r["assignment"], r["student_id"]): float(r["score"]) for r in rows if r["score"]}
@@ -229,10 +230,6 @@ def test_feedback_export_report_and_formgrader_on_postgresql(graded_on_cluster, 
 def formgrader_sets_a_manual_score(course: Path) -> tuple[str, float]:
     """Start Jupyter with nbgrader's formgrader on the course, list a submission's grades through its
     API and give one a manual score, as an instructor's browser would."""
-    import urllib.request
-
-    from tests.servers import free_port
-
     port, token = free_port(), "formgrader-test-token"
     env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
                JUPYTER_RUNTIME_DIR=str(course / ".jupyter-runtime"))
