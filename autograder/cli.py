@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from autograder import commands
+from autograder.cluster import ClusterError
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -49,6 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="grade again even the notebooks unchanged since the last run")
     p.add_argument("--allow-weak-sandbox", action="store_true",
                    help="grade even where a confinement mechanism is missing on this machine (a loud warning is printed)")
+    p.add_argument("--cluster", metavar="ADDRESS", default=None,
+                   help="grade on the Dask cluster whose scheduler is at ADDRESS, such as tls://scheduler:8786 "
+                        "(default: c.Autograder.cluster in nbgrader_config.py); TLS certificates come from Dask's "
+                        "distributed.comm.tls.* settings")
+    p.add_argument("--local", action="store_true", help="grade on this machine even when nbgrader_config.py names a cluster")
+    p.add_argument("--allow-insecure-cluster", action="store_true",
+                   help="accept an unencrypted tcp:// cluster address (anyone who can reach the scheduler can run code on it)")
     p.add_argument("--in-sandbox-tests", action="store_true",
                    help="run test cells inside the student's process, for notebooks whose tests the judge cannot run "
                         "(values in, values out); their grades can be forged, and the results say so")
@@ -81,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "working tree is left untouched.")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all)")
     p.add_argument("--keep", metavar="DIR", help="work in DIR (kept afterwards) instead of a temporary folder")
+    p.add_argument("--db-url", metavar="URL", default=None,
+                   help="the demo's gradebook, such as postgresql://user@host/demo (default: a SQLite file in its folder)")
     return parser
 
 
@@ -110,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         return commands.run(args.command, course_dir, args)
     except commands.UsageError as exc:
         parser.error(str(exc))
+    except ClusterError as exc:
+        print(f"autograder: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted: what was graded is kept; run the same command again to finish", file=sys.stderr)
         return 130

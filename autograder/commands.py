@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import authoring, bundle, gradebook, leaks, report, samples, stock
+from autograder import authoring, bundle, config, gradebook, leaks, report, samples, stock
 
 
 class UsageError(ValueError):
@@ -48,6 +48,7 @@ def release(
     Returns every leak found in the release and the bundle (an empty list is success).
     """
     chosen = _chosen(course_dir, assignments)
+    gradebook.ensure_schema(course_dir)
     for assignment in tqdm(chosen, desc="release", unit="assignment", disable=not progress):
         stock.generate_assignment(course_dir, assignment)
     found = leaks.scan_release(course_dir, chosen)
@@ -81,19 +82,30 @@ def grade(
     force: bool = False,
     tests_in_sandbox: bool = False,
     allow_weak_sandbox: bool = False,
+    cluster: str | None = None,
+    local: bool = False,
+    allow_insecure_cluster: bool = False,
     stats: dict | None = None,
 ) -> dict[tuple[str, str], str]:
     """Grade every submission; returns {(student, assignment): "ok" or the reason it failed}.
 
+    `cluster` is a Dask scheduler's address (default: `c.Autograder.cluster` in nbgrader_config.py,
+    unless `local`); the run then grades on its workers (`cluster.ClusterError` when it cannot).
     `engine="nbgrader"` grades with stock `nbgrader autograde` instead (for comparisons).
     """
+    cluster = None if local or engine != "autograder" else cluster_address(course_dir, cluster)
+    if cluster:
+        from autograder import cluster as cluster_mod
+
+        cluster_mod.check_address(cluster, allow_insecure=allow_insecure_cluster)
     chosen = _chosen(course_dir, assignments)
     pairs = submitted_pairs(course_dir, chosen, student)
     if engine == "autograder":
         from autograder import engine as grading_engine
 
         return grading_engine.grade(course_dir, pairs, workers=workers, progress=progress, force=force,
-                                    tests_in_sandbox=tests_in_sandbox, allow_weak_sandbox=allow_weak_sandbox, stats=stats)
+                                    tests_in_sandbox=tests_in_sandbox, allow_weak_sandbox=allow_weak_sandbox,
+                                    cluster=cluster, allow_insecure_cluster=allow_insecure_cluster, stats=stats)
     if engine != "nbgrader":
         raise UsageError(f"unknown grading engine {engine!r} (autograder or nbgrader)")
     results: dict[tuple[str, str], str] = {}
@@ -124,6 +136,12 @@ def speed_summary(stats: dict, *, slowest: int = 3) -> str:
     worst = sorted(timings, key=lambda t: t.get("total_s", 0.0), reverse=True)[:slowest]
     lines.append("  slowest: " + ", ".join(f"{t.get('notebook', '?')} {t.get('total_s', 0.0):.1f} s" for t in worst))
     return "\n".join(lines)
+
+
+def cluster_address(course_dir: Path, given: str | None = None) -> str | None:
+    """The Dask scheduler to grade on: the one given, else `c.Autograder.cluster`, else None (this machine)."""
+    address = given or config.section(course_dir, "Autograder").get("cluster")
+    return str(address) if address else None
 
 
 def _failure_reason(log: str) -> str:
@@ -180,8 +198,12 @@ def format_table(course_dir: Path, *, assignments: list[str] | None = None, note
     return "\n".join(out)
 
 
-def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path | None = None) -> Path:
-    """Grade the sample class in a copy of the course; returns the folder it worked in."""
+def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path | None = None, db_url: str | None = None) -> Path:
+    """Grade the sample class in a copy of the course; returns the folder it worked in.
+
+    The demo keeps its own gradebook, never the course's: `db_url` (say an empty PostgreSQL
+    database), or a SQLite file in the folder it works in.
+    """
     chosen = _chosen(course_dir, assignments)
     work = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix="autograder-demo-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -190,12 +212,14 @@ def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path |
         if target.is_dir():
             shutil.rmtree(target)
         (shutil.copytree if (course_dir / name).is_dir() else shutil.copy2)(course_dir / name, target)
-    for stale in ("release", "submitted", "autograded", "feedback", "gradebook.db"):
+    for stale in ("release", "submitted", "autograded", "feedback", "gradebook.db", ".autograder"):
         path = work / stale
         if path.is_dir():
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
+    with open(work / "nbgrader_config.py", "a", encoding="utf-8") as fh:
+        fh.write(f"\n# autograder demo: its own gradebook\nc.CourseDirectory.db_url = {db_url or 'sqlite:///' + str(work / 'gradebook.db')!r}\n")
     print(f"Working in {work}")
     found = release(work, assignments=chosen)
     if found:
@@ -212,7 +236,7 @@ def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path |
     print(f"\nGraded {len(results) - len(failed)} of {len(results)} notebooks in {elapsed:.1f} s.")
     for (who, assignment), reason in sorted(failed.items()):
         print(f"  not graded: {who}/{assignment}: {reason}")
-    print(f"Gradebook: {work / 'gradebook.db'}")
+    print(f"Gradebook: {gradebook.describe(gradebook.db_url(work))}")
     print(f"Grades CSV: {csv_path} (LMS: {lms_path})")
     print(f"Report:     {report_path}")
     print(f"Feedback:   {work / 'feedback'}")
@@ -241,11 +265,14 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         started = time.perf_counter()
         results = grade(course_dir, assignments=args.assignments, student=args.student, workers=args.workers,
                         force=args.force, tests_in_sandbox=args.in_sandbox_tests,
-                        allow_weak_sandbox=args.allow_weak_sandbox, stats=stats)
+                        allow_weak_sandbox=args.allow_weak_sandbox, cluster=args.cluster, local=args.local,
+                        allow_insecure_cluster=args.allow_insecure_cluster, stats=stats)
         print(format_table(course_dir, assignments=args.assignments))
         failed = {k: v for k, v in results.items() if v != "ok"}
         print(f"\nGraded {len(results) - len(failed)} of {len(results)} submissions in {time.perf_counter() - started:.1f} s"
               f" ({stats.get('ran', 0)} notebooks run, {stats.get('reused', 0)} unchanged since the last run).")
+        if any(worker != "local" for worker in stats.get("graded_by", {})):
+            print("  graded by: " + ", ".join(f"{worker} ({count})" for worker, count in sorted(stats["graded_by"].items())))
         print(speed_summary(stats))
         for warning in stats.get("warnings", []):
             print(f"  WARNING: {warning}")
@@ -276,7 +303,7 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         print(f"report written to {path} and {path.with_name('items.csv')}")
         return 0
     if command == "demo":
-        demo(course_dir, assignments=args.assignments, keep=Path(args.keep) if args.keep else None)
+        demo(course_dir, assignments=args.assignments, keep=Path(args.keep) if args.keep else None, db_url=args.db_url)
         return 0
     if command == "sandbox-check":
         from autograder import sandbox

@@ -2,15 +2,19 @@
 
 The coordinator starts one zygote (through `sandbox.wrap_zygote`), imports torch and the course
 while it warms up, then forks N judge workers that grade one notebook at a time
-(`grading.grade_job`) and answer a JSON result. The coordinator alone writes: first a per-notebook
-result record (atomically, under `.autograder/results/`), then `autograded/`, then the gradebook.
+(`grading.grade_job`) and answer a JSON result. With a cluster (`autograder/cluster.py`) the same
+jobs, carrying their content (`autograder/jobs.py`), go to the pools of Dask workers instead. The
+coordinator alone writes: first a per-notebook result record (atomically, under
+`.autograder/results/`, naming the worker that graded it), then `autograded/`, then the gradebook.
 A record whose inputs (submission, instructor's template, limits, course code) are unchanged is
 reused, so an interrupted run resumes where it stopped and a re-run gives the same gradebook.
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
+import itertools
 import json
 import os
 import selectors
@@ -26,7 +30,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import gradebook, limits as limits_mod, sandbox, zygote
+from autograder import gradebook, jobs, limits as limits_mod, sandbox, zygote
 
 ENGINE_VERSION = "2"
 STATE_DIR = ".autograder"
@@ -162,19 +166,28 @@ class Pool:
         for _ in range(count):
             zygote.recv_message(self.master)
 
-    def run(self, jobs: list[dict], limits) -> "iter[dict]":
-        pending = list(jobs)
+    def run(self, jobs, limits=None, *, incoming=None) -> "iter[dict]":
+        """Grade `jobs` (any iterable, read as judges free up); `limits` bound each job's time (by
+        default its own). `incoming`, when given, is a feed of more jobs: `fileno()` to wait on, and
+        `poll()` that answers the jobs that arrived, or None once the feed closed, which ends the run."""
+        source = iter(jobs)
+        pending: collections.deque = collections.deque()
         selector = selectors.DefaultSelector()
         acks = len(self.workers)
         self._ack_adds(acks)
         for worker in self.workers:
             selector.register(worker["stdout"], selectors.EVENT_READ, worker)
-        budget = limits.notebook_timeout + limits.cell_timeout + 120
+        if incoming is not None:
+            selector.register(incoming, selectors.EVENT_READ, None)
         busy = 0
-        while pending or busy:
+        while True:
+            pending.extend(itertools.islice(source, 0 if pending else 1))
+            if not (pending or busy or incoming is not None):
+                break
             for worker in self.workers:
+                pending.extend(itertools.islice(source, 0 if pending else 1))
                 if worker["job"] is None and pending:
-                    job = pending.pop(0)
+                    job = pending.popleft()
                     worker["job"], worker["since"] = job, time.monotonic()
                     try:
                         worker["stdin"].write(json.dumps(job) + "\n")
@@ -185,6 +198,12 @@ class Pool:
             events = selector.select(timeout=5.0)
             for key, _ in events:
                 worker = key.data
+                if worker is None:
+                    arrived = incoming.poll()
+                    if arrived is None:
+                        return
+                    pending.extend(arrived)
+                    continue
                 line = worker["stdout"].readline()
                 job = worker["job"]
                 if line:
@@ -203,7 +222,7 @@ class Pool:
                     yield _failed(job, "the grader's worker process stopped while grading this notebook")
             now = time.monotonic()
             for worker in self.workers:
-                if worker["job"] is not None and now - worker["since"] > budget:
+                if worker["job"] is not None and now - worker["since"] > _budget(worker["job"], limits):
                     job = worker["job"]
                     _kill(worker["pid"])
                     selector.unregister(worker["stdout"])
@@ -253,6 +272,12 @@ def _env(threads: int) -> dict:
     return env
 
 
+def _budget(job: dict, limits) -> float:
+    """Seconds a judge may spend on `job` before it is stopped: the notebook's limit and some slack."""
+    limits = limits or limits_mod.from_dict(job.get("limits", {}))
+    return limits.notebook_timeout + limits.cell_timeout + 120
+
+
 def _failed(job: dict, reason: str) -> dict:
     return {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
             "status": "error", "reason": reason, "notebook_json": None, "repairs": [], "failures": [], "warnings": [], "timings": {}}
@@ -270,14 +295,19 @@ def grade(
     force: bool = False,
     tests_in_sandbox: bool = False,
     allow_weak_sandbox: bool = False,
+    cluster: str | None = None,
+    allow_insecure_cluster: bool = False,
     stats: dict | None = None,
 ) -> dict[tuple[str, str], str]:
     """Grade each (student, assignment) submission; {(student, assignment): "ok" or a one-line reason}.
 
     Refuses to start (`sandbox.SandboxUnavailable`) on a machine without full confinement unless
-    `allow_weak_sandbox`.
+    `allow_weak_sandbox`. With `cluster` (a Dask scheduler's address) the notebooks are graded by
+    the cluster's workers; `cluster.ClusterError` stops the run (what was recorded is kept).
     """
+    planning = time.perf_counter()
     course_dir = course_dir.resolve()
+    gradebook.ensure_schema(course_dir)
     limits = limits_mod.read_limits(course_dir)
     state = course_dir / STATE_DIR
     code_hash = _course_code_hash()
@@ -333,6 +363,7 @@ def grade(
                 "key": key, "student": student, "assignment": assignment, "notebook": name,
                 "submission": str(path), "template": str(template_path), "limits": limits_mod.as_dict(limits),
                 "extra_files": extras, "tests_in_sandbox": tests_in_sandbox, "allow_weak_sandbox": allow_weak_sandbox,
+                "code": code_hash,
             }
 
     def record_path(job: dict) -> Path:
@@ -357,12 +388,15 @@ def grade(
     bar = tqdm(total=sum(len(s.jobs) for s in submissions), desc="grade", unit="notebook", disable=not progress)
     bar.update(sum(len(s.results) for s in submissions))
     timings: list[dict] = []
+    fresh: list[dict] = []
+    clock = {"gradebook_s": 0.0}
+    book = gradebook.Writer(course_dir)
     startup_s = 0.0
     count = 0
 
     def finish_if_done(sub: Submission) -> None:
         if len(sub.results) == len(sub.jobs) and (sub.student, sub.assignment) not in results:
-            results[(sub.student, sub.assignment)] = _finish(course_dir, sub)
+            results[(sub.student, sub.assignment)] = _finish(course_dir, sub, book, clock)
 
     for sub in submissions:
         if sub.reason is not None:
@@ -371,30 +405,51 @@ def grade(
             finish_if_done(sub)
 
     started = time.perf_counter()
+    clock["coordinator_s"] = 0.0  # the coordinator's own work while jobs are graded (sending, recording)
     if to_run:
-        count = workers or os.cpu_count() or 1
-        count = max(1, min(count, len(to_run)))
-        threads = max(1, (os.cpu_count() or 1) // count)
-        pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox)
+        if cluster:
+            from autograder import cluster as cluster_mod
+
+            pool = cluster_mod.Cluster(cluster, allow_insecure=allow_insecure_cluster)
+        else:
+            count = workers or os.cpu_count() or 1
+            count = max(1, min(count, len(to_run)))
+            threads = max(1, (os.cpu_count() or 1) // count)
+            pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox)
         startup_s = time.perf_counter() - started
         try:
-            for result in pool.run(to_run, limits):
+            for result in pool.run((jobs.load(job) for job in to_run), limits):
+                t0 = time.perf_counter()
                 sub = by_pair[(result["student"], result["assignment"])]
+                if result["notebook"] in sub.results:
+                    continue  # a job that ran twice is recorded once
                 job = sub.jobs[result["notebook"]]
+                result.setdefault("worker", "local")
                 _write_atomic(record_path(job), json.dumps(result))
                 sub.results[result["notebook"]] = result
+                fresh.append(result)
                 timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
                 bar.update(1)
                 finish_if_done(sub)
+                clock["coordinator_s"] += time.perf_counter() - t0
         finally:
+            clock["pool_s"] = getattr(pool, "busy_s", 0.0)
+            clock["coordinator_s"] += clock["pool_s"]
             pool.close()
+            book.close()
+            bar.close()
     bar.close()
     for sub in submissions:
         finish_if_done(sub)
         results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
+    book.close()
     if stats is not None:
-        stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), reused=sum(len(s.jobs) for s in submissions) - len(to_run),
-                     startup_s=startup_s if to_run else 0.0, workers=count if to_run else 0)
+        stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), recorded=len(fresh),
+                     reused=sum(len(s.jobs) for s in submissions) - len(to_run),
+                     plan_s=started - planning, coordinator_s=clock["coordinator_s"], pool_s=clock.get("pool_s", 0.0),
+                     gradebook_s=clock["gradebook_s"],
+                     graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)),
+                     startup_s=startup_s if to_run else 0.0, workers=count if to_run and not cluster else 0)
         stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
         stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
         stats["failures"] = {f"{s.student}/{s.assignment}/{n}": r["failures"] for s in submissions for n, r in s.results.items() if r.get("failures")}
@@ -402,8 +457,9 @@ def grade(
     return results
 
 
-def _finish(course_dir: Path, sub: Submission) -> str:
-    """Write autograded/ and the gradebook for a submission whose notebooks all have results."""
+def _finish(course_dir: Path, sub: Submission, book: gradebook.Writer, clock: dict) -> str:
+    """Write autograded/ and the gradebook for a submission whose notebooks all have results
+    (the seconds the gradebook took are added to `clock["gradebook_s"]`)."""
     import nbformat
     from nbgrader.utils import parse_utc
 
@@ -411,7 +467,9 @@ def _finish(course_dir: Path, sub: Submission) -> str:
     if not sub.jobs:
         return "no notebook of this assignment was handed in"
     target = course_dir / "autograded" / sub.student / sub.assignment
-    graded = {n: nbformat.reads(r["notebook_json"], as_version=4) for n, r in sub.results.items() if r.get("status") == "ok"}
+    # The judge wrote each notebook with nbformat (validated there): it is read without validating it
+    # again and written to autograded/ as it came, which is what nbformat.writes gives back.
+    graded = {n: nbformat.reader.reads(r["notebook_json"]) for n, r in sub.results.items() if r.get("status") == "ok"}
     if graded:
         if target.exists():
             shutil.rmtree(target)
@@ -421,8 +479,8 @@ def _finish(course_dir: Path, sub: Submission) -> str:
                 dest = target / path.relative_to(sub.folder)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, dest)
-        for name, nb in graded.items():
-            _write_atomic(target / f"{name}.ipynb", nbformat.writes(nb))
+        for name in graded:
+            _write_atomic(target / f"{name}.ipynb", sub.results[name]["notebook_json"])
         notebooks = {name: graded.get(name) for name in sub.notebooks if name in graded or name not in sub.jobs}
         timestamp = None
         stamp = sub.folder / "timestamp.txt"
@@ -433,7 +491,9 @@ def _finish(course_dir: Path, sub: Submission) -> str:
                 timestamp = None
         tampering = {n: {t["item"]: "; ".join(t["details"])[:1500] for t in r.get("tampering", []) if t.get("item")}
                      for n, r in sub.results.items()}
-        gradebook.save_autograde(course_dir, sub.assignment, sub.student, notebooks, timestamp=timestamp, tampering=tampering)
+        t0 = time.perf_counter()
+        book.save_autograde(sub.assignment, sub.student, notebooks, timestamp=timestamp, tampering=tampering)
+        clock["gradebook_s"] += time.perf_counter() - t0
     return "; ".join(errors) if errors else "ok"
 
 

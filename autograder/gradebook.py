@@ -1,15 +1,76 @@
-"""Reading scores out of the nbgrader gradebook (the single source of truth after grading)."""
+"""The nbgrader gradebook (the single source of truth after grading): where it is, reading scores, recording grades.
+
+The gradebook is the database `c.CourseDirectory.db_url` names in nbgrader_config.py, as for stock
+nbgrader: SQLite by default, or PostgreSQL (`postgresql://user@host/db`, through psycopg) when
+several graders, or a cluster's coordinator beside formgrader, share it.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook, InvalidEntry, MissingEntry
+
+from autograder import config
+
+# Two first runs on an empty PostgreSQL database would both create nbgrader's tables; the one that
+# comes second waits on this advisory lock instead (any fixed 64-bit number, the same everywhere).
+SCHEMA_LOCK = 0x6E626772_61646572
+WRITE_ATTEMPTS = 6
 
 
 def db_url(course_dir: Path) -> str:
-    return f"sqlite:///{(course_dir / 'gradebook.db').resolve()}"
+    """The configured gradebook URL; nbgrader's default (gradebook.db in the course) when none is set."""
+    url = config.section(course_dir, "CourseDirectory").get("db_url")
+    if url:
+        return str(url)
+    return f"sqlite:///{(Path(course_dir) / 'gradebook.db').resolve()}"
+
+
+def describe(url: str) -> str:
+    """The URL fit for printing: a password in it is masked."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+_ready: set[str] = set()
+
+
+def ensure_schema(course_dir: Path) -> str:
+    """Create nbgrader's tables once, before anything grades; returns the URL.
+
+    nbgrader creates them the first time a gradebook is opened, which races when two graders open
+    an empty PostgreSQL database at once: there the creation runs under an advisory lock.
+    """
+    url = db_url(course_dir)
+    if url in _ready:
+        return url
+    from sqlalchemy import create_engine, text
+
+    # nbgrader runs `alembic` by name when it creates the tables
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    engine = create_engine(url)
+    try:
+        if engine.dialect.name == "postgresql":
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": SCHEMA_LOCK})
+                try:
+                    Gradebook(url).close()
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": SCHEMA_LOCK})
+        else:
+            Gradebook(url).close()
+    finally:
+        engine.dispose()
+    _ready.add(url)
+    return url
 
 
 @dataclass(frozen=True)
@@ -123,22 +184,68 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
 TAMPER_COMMENT = "Tampering detected by the grader"
 
 
+class Writer:
+    """The gradebook a grading run records into: opened once, at the first write, for the whole run
+    (nbgrader checks every table each time a gradebook is opened), closed at the end."""
+
+    def __init__(self, course_dir: Path) -> None:
+        self.course_dir = course_dir
+        self.gb: Gradebook | None = None
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.gb is not None:
+            self.gb.close()
+            self.gb = None
+
+    def save_autograde(self, assignment: str, student: str, notebooks: dict, *, timestamp=None,
+                       tampering: dict[str, dict[str, str]] | None = None) -> None:
+        """Record a graded submission as nbgrader's autograde does (student, submission, then
+        SaveAutoGrades per notebook); `notebooks` maps notebook name to the autograded notebook, or
+        None for a notebook that was not handed in (zero on every item).
+
+        `tampering` maps a notebook to {item: what was detected}: such an item's test cell scores zero
+        (its output says why) and is marked as needing manual grading, so formgrader lists it for
+        review, and its answer cell gets a comment saying what was detected (formgrader, feedback).
+
+        Another grader writing at the same time (another assignment, the same new student) can make
+        a step fail on a unique key or a lock; every step finds what already exists, so it is tried again.
+        """
+        from sqlalchemy.exc import DBAPIError
+
+        for attempt in range(WRITE_ATTEMPTS):
+            if self.gb is None:
+                self.gb = Gradebook(db_url(self.course_dir))
+            try:
+                _save_autograde(self.gb, assignment, student, notebooks, timestamp=timestamp, tampering=tampering)
+                return
+            except (InvalidEntry, DBAPIError):
+                self.gb.db.rollback()
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * 2**attempt)
+
+
 def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None,
                    tampering: dict[str, dict[str, str]] | None = None) -> None:
-    """Record a graded submission as nbgrader's autograde does (student, submission, then
-    SaveAutoGrades per notebook); `notebooks` maps notebook name to the autograded notebook, or None
-    for a notebook that was not handed in (zero on every item).
+    """`Writer.save_autograde` with a gradebook opened for this one submission."""
+    with Writer(course_dir) as writer:
+        writer.save_autograde(assignment, student, notebooks, timestamp=timestamp, tampering=tampering)
 
-    `tampering` maps a notebook to {item: what was detected}: such an item's test cell scores zero (its
-    output says why) and is marked as needing manual grading, so formgrader lists it for review, and
-    its answer cell gets a comment saying what was detected (shown in formgrader and the feedback).
-    """
+
+def _save_autograde(gb: Gradebook, assignment: str, student: str, notebooks: dict, *, timestamp=None,
+                    tampering: dict[str, dict[str, str]] | None = None) -> None:
     import warnings
 
     from nbgrader import utils
     from sqlalchemy.exc import SAWarning
 
-    with warnings.catch_warnings(), Gradebook(db_url(course_dir)) as gb:
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", SAWarning)
         gb.update_or_create_student(student)
         gb.find_assignment(assignment)
@@ -154,18 +261,19 @@ def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: d
                 gb.db.commit()
                 continue
             flagged = (tampering or {}).get(name, {})
+            grades, comments = _grades_and_comments(gb, gb.find_submission_notebook(name, assignment, student))
             for cell in nb.cells:
                 grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
                 item = grade_id.removeprefix("test_") if utils.is_grade(cell) and not utils.is_solution(cell) else grade_id
                 if utils.is_grade(cell):
-                    grade = gb.find_grade(grade_id, name, assignment, student)
+                    grade = grades[grade_id]
                     grade.auto_score, _ = utils.determine_grade(cell)
                     grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
                     if item in flagged:
                         grade.auto_score = 0.0
                         grade.needs_manual_grade = True
                 if utils.is_solution(cell) or utils.is_task(cell):
-                    comment = gb.find_comment(grade_id, name, assignment, student)
+                    comment = comments[grade_id]
                     if item in flagged:
                         comment.auto_comment = f"{TAMPER_COMMENT}: {flagged[item]} This item scores nothing until an instructor has reviewed it."
                     elif cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
@@ -173,6 +281,20 @@ def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: d
                     else:
                         comment.auto_comment = None
             gb.db.commit()
+
+
+def _grades_and_comments(gb: Gradebook, submitted) -> tuple[dict, dict]:
+    """A submitted notebook's grades and comments by cell name, in two queries (nbgrader's
+    `find_grade` and `find_comment` take one each); where two cells share a name, the same one wins
+    as there (a grade cell over a task cell, a solution cell over a task cell)."""
+    from nbgrader.api import BaseCell, Comment, Grade
+
+    def by_name(model, preferred: str) -> dict:
+        rows = gb.db.query(model, BaseCell.name, BaseCell.type).join(BaseCell, BaseCell.id == model.cell_id)\
+            .filter(model.notebook_id == submitted.id).all()
+        return {name: row for row, name, _ in sorted(rows, key=lambda r: r[2] == preferred)}
+
+    return by_name(Grade, "GradeCell"), by_name(Comment, "SolutionCell")
 
 
 @dataclass(frozen=True)

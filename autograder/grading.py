@@ -1,7 +1,8 @@
 """The unit of work: grade one notebook of one student.
 
-A job is a small JSON-able dict (paths, limits, hashes); its result is JSON-able too (the autograded
-notebook, repairs, failures, timings), so the same function could run on another machine. Student
+A job is a JSON-able dict that carries its content (`autograder/jobs.py`: the submission, the
+instructor's template, the other files; limits and hashes); its result is JSON-able too (the
+autograded notebook, repairs, failures, timings), so the same function runs on any machine. Student
 cells run in a child forked by the zygote; test cells run here, in the judge, interleaved in notebook
 order. A child that dies or runs out of time costs its cell: a fresh child replays the earlier
 successful cells without it, and grading goes on.
@@ -13,12 +14,11 @@ import json
 import os
 import socket
 import time
-from pathlib import Path
 from typing import Any
 
 import nbformat
 
-from autograder import guard, judge, limits as limits_mod, repair, slicing, wire, zygote
+from autograder import guard, jobs, judge, limits as limits_mod, repair, slicing, wire, zygote
 
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
 
@@ -326,10 +326,10 @@ def grade_job(job: dict, control: socket.socket) -> dict:
     result = {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
               "status": "ok", "reason": "", "notebook_json": None, "repairs": [], "failures": [], "warnings": [],
               "timings": {}}
-    template = json.loads(Path(job["template"]).read_text(encoding="utf-8"))
+    template = jobs.template(job)
     limits = limits_mod.from_dict(job["limits"])
     try:
-        data = repair.read_submission(Path(job["submission"]))
+        data = jobs.submission(job)
         fixed = repair.repair(data, template)
     except repair.SubmissionError as exc:
         result.update(status="error", reason=str(exc))
@@ -338,7 +338,7 @@ def grade_job(job: dict, control: socket.socket) -> dict:
     in_sandbox = bool(job.get("tests_in_sandbox"))
     if in_sandbox:
         result["warnings"].append("test cells ran inside the student's process (--in-sandbox-tests): the grades can be forged")
-    files = [(extra["to"], Path(extra["from"]).read_bytes()) for extra in job.get("extra_files", [])]
+    files = jobs.files(job)
     deadline = time.monotonic() + limits.notebook_timeout
     session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")))
     failures: list[dict] = []

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from traitlets.config.loader import PyFileConfigLoader
-
+from autograder import config
 from autograder.sandbox import Limits
 
 # c.Autograder.<key> -> Limits field
@@ -22,14 +21,8 @@ CONFIG_KEYS = {
 
 def read_limits(course_dir: Path) -> Limits:
     """Limits from `c.Autograder.*` in nbgrader_config.py; unset keys keep their defaults."""
-    path = course_dir / "nbgrader_config.py"
-    values = {}
-    if path.is_file():
-        config = PyFileConfigLoader(path.name, path=str(course_dir)).load_config()
-        section = config.get("Autograder", {})
-        for key, field in CONFIG_KEYS.items():
-            if key in section:
-                values[field] = section[key]
+    section = config.section(course_dir, "Autograder")
+    values = {field: section[key] for key, field in CONFIG_KEYS.items() if key in section}
     kinds = {f.name: f.type for f in fields(Limits)}
     out = {}
     for name, value in values.items():

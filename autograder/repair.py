@@ -60,6 +60,11 @@ def released_part(source: str) -> str:
 
 def read_submission(path: Path) -> dict:
     """The notebook JSON of a submitted file, or SubmissionError."""
+    return parse_submission(path.name, read_submission_bytes(path))
+
+
+def read_submission_bytes(path: Path) -> bytes:
+    """The bytes of a submitted file that may be a notebook (a plain file within the size limit), or SubmissionError."""
     if path.is_symlink():
         raise SubmissionError(f"{path.name} is a symbolic link: submissions must be plain files")
     try:
@@ -70,25 +75,31 @@ def read_submission(path: Path) -> dict:
         raise SubmissionError(f"{path.name} is {size / 1e6:.1f} MB, over the {MAX_NOTEBOOK_BYTES / 1e6:.0f} MB limit for a notebook")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as fh:
-        raw = fh.read(MAX_NOTEBOOK_BYTES + 1)
+        return fh.read(MAX_NOTEBOOK_BYTES + 1)
+
+
+def parse_submission(name: str, raw: bytes) -> dict:
+    """The notebook JSON in the bytes of the submitted file `name`, or SubmissionError."""
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        raise SubmissionError(f"{name} is over the {MAX_NOTEBOOK_BYTES / 1e6:.0f} MB limit for a notebook")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SubmissionError(f"{path.name} is not UTF-8 text (bad byte at offset {exc.start})") from None
+        raise SubmissionError(f"{name} is not UTF-8 text (bad byte at offset {exc.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SubmissionError(f"{path.name} is not valid notebook JSON ({exc.msg} at line {exc.lineno})") from None
+        raise SubmissionError(f"{name} is not valid notebook JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
-        raise SubmissionError(f"{path.name} is nested too deeply to be a notebook") from None
+        raise SubmissionError(f"{name} is nested too deeply to be a notebook") from None
     if not isinstance(data, dict):
-        raise SubmissionError(f"{path.name} is JSON but not a notebook (no top-level object)")
+        raise SubmissionError(f"{name} is JSON but not a notebook (no top-level object)")
     if data.get("nbformat") != 4:
-        raise SubmissionError(f"{path.name} has nbformat {data.get('nbformat')!r}; only version 4 notebooks can be graded")
+        raise SubmissionError(f"{name} has nbformat {data.get('nbformat')!r}; only version 4 notebooks can be graded")
     if not isinstance(data.get("cells"), list):
-        raise SubmissionError(f"{path.name} has no list of cells")
+        raise SubmissionError(f"{name} has no list of cells")
     if len(data["cells"]) > MAX_CELLS:
-        raise SubmissionError(f"{path.name} has {len(data['cells'])} cells, over the limit of {MAX_CELLS}")
+        raise SubmissionError(f"{name} has {len(data['cells'])} cells, over the limit of {MAX_CELLS}")
     return data
 
 

@@ -37,6 +37,27 @@ def course_copy(tmp_path: Path) -> Path:
     return copy_course(tmp_path / "course")
 
 
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL server for the session (Debian's package), stopped at the end."""
+    from tests.servers import PostgreSQL, missing
+
+    try:
+        server = PostgreSQL()
+    except FileNotFoundError as exc:
+        missing(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def use_gradebook(course: Path, url: str) -> None:
+    """Point the course copy's nbgrader_config.py at the gradebook `url`."""
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as fh:
+        fh.write(f"\nc.CourseDirectory.db_url = {url!r}\n")
+
+
 def pytest_addoption(parser):
     parser.addoption("--regenerate", action="store_true", help="rewrite golden files (source/ notebooks) instead of comparing")
 

@@ -1,0 +1,412 @@
+"""Grading on a real Dask cluster (TLS, two worker processes on 127.0.0.1) with the gradebook on a
+real PostgreSQL server: exactly the local grader's scores, also while a worker is killed mid-run,
+while one joins and another leaves, with two runs at once and across a scheduler restart. Every
+server is started here and stopped at the end.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import dask
+import pytest
+
+from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples
+from tests.conftest import ROOT, copy_course, use_gradebook
+from tests.servers import DaskCluster, free_port, make_certificates, tls_config, tls_env
+
+pytestmark = [pytest.mark.slow, pytest.mark.cluster]
+LESSONS = ["01_tensors", "02_dtype", "04_numpy"]
+DEMO = sorted(samples.DEMO_STUDENTS)
+NOTEBOOKS = len(LESSONS) * len(DEMO)
+
+
+# ---------------------------------------------------------------- servers and helpers
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    return make_certificates(tmp_path_factory.mktemp("certs"))
+
+
+@pytest.fixture(scope="module")
+def cluster(certs, tmp_path_factory):
+    dask_cluster = DaskCluster(certs, tmp_path_factory.mktemp("dask-logs"))
+    try:
+        dask_cluster.start_worker("w1")
+        dask_cluster.start_worker("w2")
+        with observe(dask_cluster, certs) as client:
+            client.wait_for_workers(2, timeout=120)
+            # as the first run would: the pools warm up while the local reference is graded
+            client.register_plugin(cluster_worker.PoolPlugin(), name=cluster_worker.PLUGIN_NAME)
+        yield dask_cluster
+    finally:
+        dask_cluster.stop()
+    wait_for(lambda: not pool_servers(), "every worker's grading pool to stop")
+
+
+@pytest.fixture
+def tls(certs):
+    """The coordinator's TLS settings, through Dask's own configuration."""
+    with dask.config.set(tls_config(certs)):
+        yield
+
+
+class observe:
+    """A second Dask client, to watch what the scheduler is doing while the coordinator grades."""
+
+    def __init__(self, dask_cluster: DaskCluster, certs) -> None:
+        self.args = dask_cluster.address, certs
+
+    def __enter__(self):
+        from distributed import Client
+        from distributed.security import Security
+
+        address, certs = self.args
+        security = Security(tls_ca_file=str(certs["ca"]), tls_client_cert=str(certs["cert"]),
+                            tls_client_key=str(certs["key"]), require_encryption=True)
+        self.client = Client(address, security=security, set_as_default=False, timeout=30)
+        return self.client
+
+    def __exit__(self, *exc) -> None:
+        self.client.close(timeout=10)
+
+
+def wait_for(predicate, what: str, timeout: float = 180.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def pool_servers() -> dict[int, int]:
+    """pid -> parent pid of every `autograder.pool_server` process on this machine."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if b"autograder.pool_server" in cmdline:
+            found[int(entry.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+    return found
+
+
+def busy(client, name: str) -> list[str]:
+    """Keys of the tasks the worker called `name` is running now."""
+    names = {addr: info["name"] for addr, info in client.scheduler_info(n_workers=-1)["workers"].items()}
+    return [str(key) for addr, keys in client.processing().items() if names.get(addr) == name for key in keys]
+
+
+def records(course: Path) -> dict[tuple[str, str, str], dict]:
+    out = {}
+    for path in sorted((course / ".autograder" / "results").rglob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        out[(record["student"], record["assignment"], record["notebook"])] = record
+    return out
+
+
+def demo_class(tmp: Path, *, db_url: str | None = None) -> Path:
+    """A course copy with the demo class handed in, released into the gradebook at `db_url`."""
+    course = copy_course(tmp)
+    if db_url:
+        use_gradebook(course, db_url)
+    commands.release(course, assignments=LESSONS, progress=False)
+    samples.write_demo_class(course, assignments=LESSONS)
+    return course
+
+
+@pytest.fixture(scope="module")
+def released(postgres, tmp_path_factory) -> Path:
+    """The demo class handed in and released once, into a PostgreSQL database the tests copy."""
+    return demo_class(tmp_path_factory.mktemp("released") / "course", db_url=postgres.create_database("demo_released"))
+
+
+def class_copy(released: Path, postgres, target: Path, name: str) -> Path:
+    """A copy of the released class with a copy of its gradebook, in a database of its own."""
+    course = Path(shutil.copytree(released, target))
+    use_gradebook(course, postgres.create_database(name, template="demo_released"))
+    return course
+
+
+def refuse_local_pool(*args, **kwargs):
+    raise AssertionError("a grading pool was started on the coordinator")
+
+
+def run_cli(course: Path, *args: str, certs, **popen) -> subprocess.Popen:
+    env = dict(os.environ, **tls_env(certs))
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return subprocess.Popen([sys.executable, "-m", "autograder", "grade", "--cluster", *args], cwd=course, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory):
+    """The demo class graded by the local grader (SQLite gradebook): the scores every cluster run must match."""
+    course = demo_class(tmp_path_factory.mktemp("local") / "course")
+    results = commands.grade(course, progress=False, workers=2)
+    return results, gradebook.score_table(course)
+
+
+def assert_like_local(course: Path, results: dict, local) -> dict:
+    """Every submission's outcome and every item's score as the local grader gave them; the records."""
+    assert results == local[0]
+    assert gradebook.score_table(course) == local[1]
+    found = records(course)
+    assert len(found) == NOTEBOOKS
+    return found
+
+
+# ---------------------------------------------------------------- the class on the cluster
+
+
+@pytest.fixture(scope="module")
+def graded_on_cluster(cluster, certs, postgres, released, local, tmp_path_factory):
+    course = class_copy(released, postgres, tmp_path_factory.mktemp("cluster") / "course", "demo_cluster")
+    stats: dict = {}
+    with dask.config.set(tls_config(certs)), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "Pool", refuse_local_pool)
+        results = commands.grade(course, cluster=cluster.address, progress=False, stats=stats)
+    return course, results, stats
+
+
+def test_cluster_gives_the_local_scores_and_nothing_runs_on_the_coordinator(graded_on_cluster, cluster, local):
+    course, results, stats = graded_on_cluster
+    found = assert_like_local(course, results, local)
+    assert stats["ran"] == stats["recorded"] == NOTEBOOKS
+    by_worker = collections.Counter(r["worker"] for r in found.values())
+    assert set(by_worker) == {"w1", "w2"}, by_worker
+    assert gradebook.db_url(course).startswith("postgresql://")
+    # each worker's pool is a process tree of its own, started by the worker (not by this process)
+    parents = set(pool_servers().values())
+    assert {cluster.workers["w1"].pid, cluster.workers["w2"].pid} <= parents
+    assert os.getpid() not in parents
+
+
+def test_rerun_on_the_cluster_reuses_every_record(graded_on_cluster, cluster, tls):
+    course, results, _ = graded_on_cluster
+    before, scores = records(course), gradebook.score_table(course)
+    stats: dict = {}
+    assert commands.grade(course, cluster=cluster.address, progress=False, stats=stats) == results
+    assert stats["ran"] == 0 and stats["reused"] == NOTEBOOKS
+    assert records(course) == before and gradebook.score_table(course) == scores
+
+
+def test_feedback_export_report_and_formgrader_on_postgresql(graded_on_cluster, tmp_path):
+    course, _, _ = graded_on_cluster
+    commands.feedback(course, assignments=LESSONS[:1])
+    assert (course / "feedback" / "ada" / "01_tensors" / "01_tensors.html").is_file()
+    csv_path, lms_path = commands.export(course, to=tmp_path / "grades.csv")
+    assert lms_path.is_file()
+    rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
+    totals = {(a, s): sum(items.values()) for (a, s), items in gradebook.score_table(course).items()}
+    exported = {(r["assignment"], r["student_id"]): float(r["score"]) for r in rows if r["score"]}
+    assert {k: v for k, v in exported.items() if k in totals} == totals
+    assert commands.make_report(course, out=tmp_path / "report").is_file()
+    grade_id, manual = formgrader_sets_a_manual_score(course)
+    from nbgrader.api import Gradebook
+
+    with Gradebook(gradebook.db_url(course)) as gb:
+        assert gb.find_grade_by_id(grade_id).score == manual
+
+
+def formgrader_sets_a_manual_score(course: Path) -> tuple[str, float]:
+    """Start Jupyter with nbgrader's formgrader on the course, list a submission's grades through its
+    API and give one a manual score, as an instructor's browser would."""
+    port, token = free_port(), "formgrader-test-token"
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+               JUPYTER_RUNTIME_DIR=str(course / ".jupyter-runtime"))
+    server = subprocess.Popen(  # formgrader is enabled by nbgrader's own jupyter_server_config.d entry
+        [sys.executable, "-m", "jupyter", "server", "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}"],
+        cwd=course, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def call(path: str, body: dict | None = None):
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/formgrader/api/{path}", method="PUT" if body else "GET",
+                                         data=json.dumps(body).encode() if body else None,
+                                         headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+
+    try:
+        def up():
+            try:
+                return call("status")["status"]
+            except OSError:
+                return False
+
+        wait_for(up, "formgrader to answer", timeout=120)
+        submissions = {s["student"]: s for s in call("submissions/01_tensors")}
+        assert set(submissions) >= {"ada", "blake", "chen", "dana"}
+        notebook = call("submitted_notebooks/01_tensors/01_tensors")
+        blake = next(n for n in notebook if n["student"] == "blake")
+        grades = call(f"grades?submission_id={blake['id']}")
+        assert grades and all(g["auto_score"] == 0 for g in grades)
+        target = max(grades, key=lambda g: g["max_score"])
+        changed = call(f"grade/{target['id']}", {"manual_score": target["max_score"]})
+        assert changed["manual_score"] == target["max_score"]
+        return target["id"], float(target["max_score"])
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+# ---------------------------------------------------------------- security and refusals
+
+
+def test_an_unencrypted_address_is_refused(capsys):
+    assert cli.main(["--course-dir", str(ROOT), "grade", "--cluster", "tcp://127.0.0.1:8786"]) == 1
+    err = capsys.readouterr().err
+    assert "refusing the unencrypted address tcp://127.0.0.1:8786" in err and "--allow-insecure-cluster" in err
+
+
+def test_tls_without_certificates_is_refused(capsys):
+    unset = {"distributed.comm.tls.ca-file": None, "distributed.comm.tls.client.cert": None}
+    with dask.config.set(unset):
+        assert cli.main(["--course-dir", str(ROOT), "grade", "--cluster", "tls://127.0.0.1:8786"]) == 1
+    assert "DASK_DISTRIBUTED__COMM__TLS__CA_FILE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:8786", "tcp://127.0.0.1:8786", "ws://127.0.0.1:8786"])
+def test_an_unencrypted_address_needs_the_instructors_consent(address):
+    with pytest.raises(cluster_mod.ClusterError, match="refusing the unencrypted address"):
+        cluster_mod.check_address(address)
+    assert cluster_mod.check_address(address, allow_insecure=True) is not None
+
+
+def test_what_is_not_a_scheduler_address_is_refused():
+    with pytest.raises(cluster_mod.ClusterError, match="not a Dask scheduler address"):
+        cluster_mod.check_address("https://scheduler.example.edu", allow_insecure=True)
+
+
+def test_a_certificate_from_another_authority_is_refused(cluster, tmp_path):
+    strangers = make_certificates(tmp_path / "other", name="stranger")
+    with dask.config.set(tls_config(strangers)):
+        with pytest.raises(cluster_mod.ClusterError, match="cannot connect to the Dask scheduler"):
+            cluster_mod.Cluster(cluster.address, timeout=5)
+
+
+@pytest.mark.parametrize(
+    "hello, job, refused",
+    [
+        ({"code": "c", "missing": []}, {"code": "c"}, None),
+        ({"code": "c", "missing": ["namespaces"]}, {"code": "c"}, "lacks namespaces"),
+        ({"code": "c", "missing": ["namespaces"]}, {"code": "c", "allow_weak_sandbox": True}, None),
+        ({"code": "c", "missing": []}, {"code": "d"}, "runs other grader code"),
+        ({"error": "the grading pool did not start"}, {"code": "c"}, "did not start"),
+    ],
+)
+def test_what_a_worker_refuses(hello, job, refused):
+    answer = cluster_worker.refusal(hello, job, "w9")
+    assert (answer is None) if refused is None else (refused in answer and "w9" in answer)
+
+
+def test_a_worker_running_other_grader_code_stops_the_run(cluster, tls, postgres, released, tmp_path, monkeypatch):
+    course = class_copy(released, postgres, tmp_path / "course", "demo_other_code")
+    monkeypatch.setattr(engine, "_course_code_hash", lambda: "0" * 64)
+    with pytest.raises(cluster_mod.ClusterError, match="runs other grader code"):
+        commands.grade(course, cluster=cluster.address, progress=False)
+    assert not records(course)
+
+
+# ---------------------------------------------------------------- faults
+
+
+def test_a_worker_killed_mid_job(cluster, certs, tls, postgres, released, local, tmp_path):
+    course = class_copy(released, postgres, tmp_path / "course", "demo_killed")
+    stats: dict = {}
+    victim = cluster.workers["w2"]
+    with observe(cluster, certs) as client, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        run = pool.submit(commands.grade, course, cluster=cluster.address, progress=False, stats=stats)
+        wait_for(lambda: busy(client, "w2"), "w2 to grade a notebook")
+        its_pool = [pid for pid, parent in pool_servers().items() if parent == victim.pid]
+        victim.send_signal(signal.SIGSTOP)  # frozen, it can finish nothing more: what it holds now is cut short
+        time.sleep(1.0)
+        interrupted = busy(client, "w2")
+        cluster.kill_worker("w2")
+        results = run.result(timeout=600)
+    found = assert_like_local(course, results, local)
+    assert stats["ran"] == stats["recorded"] == NOTEBOOKS
+    assert interrupted
+    for key in interrupted:  # autograde-<assignment>-<student>-<notebook>-<hash>
+        _, assignment, student, notebook, _ = key.split("-")
+        assert found[(student, assignment, notebook)]["worker"] == "w1", "the interrupted job ran again elsewhere"
+    wait_for(lambda: not set(its_pool) & set(pool_servers()), "the killed worker's pool to stop by itself", timeout=120)
+    cluster.start_worker("w2b")
+
+
+def test_a_worker_joining_and_one_leaving_mid_run(cluster, certs, tls, postgres, released, local, tmp_path):
+    course = class_copy(released, postgres, tmp_path / "course", "demo_joined")
+    with observe(cluster, certs) as client, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        client.wait_for_workers(2, timeout=120)
+        run = pool.submit(commands.grade, course, cluster=cluster.address, progress=False)
+        wait_for(lambda: any(client.processing().values()), "the run to start")
+        cluster.start_worker("w3")
+        client.wait_for_workers(3, timeout=120)
+        leaving = next(addr for addr, info in client.scheduler_info(n_workers=-1)["workers"].items() if info["name"] == "w1")
+        client.retire_workers(workers=[leaving], close_workers=True)  # gracefully, in the middle of the run
+        results = run.result(timeout=600)
+    found = assert_like_local(course, results, local)
+    assert "w3" in {r["worker"] for r in found.values()}, collections.Counter(r["worker"] for r in found.values())
+    cluster.workers.pop("w1").wait(timeout=60)
+
+
+def test_two_runs_of_different_assignments_at_once(cluster, certs, postgres, released, local, tmp_path):
+    course = class_copy(released, postgres, tmp_path / "course", "demo_twice")
+    url = gradebook.db_url(course)
+    runs = [run_cli(course, cluster.address, *lessons, certs=certs) for lessons in (LESSONS[:1], LESSONS[1:])]
+    for proc in runs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+    found = records(course)
+    assert len(found) == NOTEBOOKS
+    assert gradebook.score_table(course) == local[1]
+    from nbgrader.api import Gradebook
+
+    with Gradebook(url) as gb:
+        students = [s.id for s in gb.students]
+        graded = sorted((a.name, s.student.id) for a in gb.assignments for s in a.submissions)
+    assert sorted(students) == sorted({s for (_, s) in local[1]}), "each student added once"
+    assert graded == sorted(local[1])
+
+
+def test_scheduler_restart_stops_the_run_and_the_next_run_resumes(cluster, certs, postgres, released, local, tmp_path):
+    course = class_copy(released, postgres, tmp_path / "course", "demo_restart")
+    first = run_cli(course, cluster.address, certs=certs)
+    wait_for(lambda: records(course) or first.poll() is not None, "a first notebook to be recorded")
+    cluster.stop_scheduler()
+    out, err = first.communicate(timeout=180)
+    assert first.returncode == 1, (out[-2000:], err[-2000:])
+    assert "lost the Dask scheduler" in err and "run the same `autograder grade` again" in err
+    kept = records(course)
+    assert 0 < len(kept) < NOTEBOOKS
+    for name, proc in list(cluster.workers.items()):  # workers leave when their scheduler goes
+        proc.wait(timeout=120)
+        cluster.workers.pop(name)
+    cluster.start_scheduler()
+    cluster.start_worker("w1")
+    cluster.start_worker("w2")
+    second = run_cli(course, cluster.address, certs=certs)
+    out, err = second.communicate(timeout=600)
+    assert second.returncode == 0, err[-3000:]
+    assert f"({NOTEBOOKS - len(kept)} notebooks run, {len(kept)} unchanged since the last run)" in out
+    found = records(course)
+    assert {k: found[k] for k in kept} == kept, "what the first run recorded stays as it was"
+    assert gradebook.score_table(course) == local[1]
