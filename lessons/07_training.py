@@ -76,8 +76,9 @@ from course.quiz import check_key
 check_key(answer_seed_training_bug, "C", name="answer_seed_training_bug",
           why="The first dimension of the predictions and of the labels is the batch: the loss pairs prediction i "
               "with label i, so it needs 16 labels for 16 predictions. CrossEntropyLoss refuses with "
-              "'ValueError: Expected input batch_size (16) to match target batch_size (4).' Losses never "
-              "broadcast labels, a fresh tensor from randn is contiguous, and a layer of 150,528 inputs is merely big.")
+              "'ValueError: Expected input batch_size (16) to match target batch_size (4).' It does not "
+              "repeat labels to fill the batch, a fresh tensor from randn is contiguous, and a layer of 150,528 "
+              "inputs is merely big.")
 ### END HIDDEN TESTS
 
 # %% [markdown]

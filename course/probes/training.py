@@ -796,7 +796,8 @@ def check_evaluation(found: dict[str, Any], expected: float, *, what: str) -> No
     if not math.isclose(value, expected, rel_tol=1e-5, abs_tol=1e-6):
         fail(
             f"Expected the accuracy to be {expected:.6g}, but found {value:.6g} {where}. The predicted class of each image "
-            "is the index of its largest logit along the class dimension (dim=1)."
+            "is the index of its largest logit along the class dimension (dim=1), predicted with the model in evaluation mode "
+            "(model.eval(): dropout must not drop while you measure)."
         )
     check_true(
         not found["graph_recorded"],
@@ -888,6 +889,10 @@ def check_module_follows(found: dict[str, Any], expected: dict[str, Any] | None,
             fail(f"Expected training to move parameter {index} (shape {tuple(got.shape)}) as the gradients of {architecture} do, but it "
                  f"moved differently {where}. Every layer must take part in forward with autograd on: no .detach(), no torch.no_grad(), "
                  "no copies of the weights.")
+    if found["logits_after"] is None or not torch.allclose(found["logits_after"].double(), expected["logits_after"].double(), rtol=1e-3,
+                                                           atol=1e-3):
+        fail(f"Expected the trained model's output to be {architecture} applied to its trained parameters, but it is not {where}. "
+             "forward must compute the same thing on every call.")
 
 
 def check_loader(found: dict[str, Any], *, n: int, batch_size: int, seeds: tuple[int, int], what: str) -> None:

@@ -24,10 +24,24 @@ def _():
     assert nn.Linear(3 * 224 * 224, 2)(images.view(16, -1)).shape == (16, 2)
 
 
-@claim(LESSON, "'ValueError: Expected input batch_size (16) to match target batch_size (4).' Losses never")
+@claim(LESSON, "'ValueError: Expected input batch_size (16) to match target batch_size (4).' It does not")
 def _():
     error = _raises(ValueError, nn.CrossEntropyLoss(), torch.randn(16, 2), torch.tensor([0, 1, 0, 1]))
     assert str(error) == "Expected input batch_size (16) to match target batch_size (4)."
+    _raises(ValueError, nn.CrossEntropyLoss(), torch.randn(16, 2), torch.tensor([1]))
+
+
+@claim(LESSON, "The predicted class is the index of the largest logit along the class dimension: `logits.argmax(dim=1)`, shape `(N,)`.")
+def _():
+    logits = torch.tensor([[0.1, 2.0, -1.0], [3.0, 0.0, 1.0]])
+    assert logits.argmax(dim=1).tolist() == [1, 0] and logits.argmax(dim=1).shape == (2,)
+
+
+@claim(LESSON, "the `meta` device (tensors with a shape and dtype but no data)")
+def _():
+    t = torch.empty(2, 3, dtype=torch.float16, device="meta")
+    assert t.shape == (2, 3) and t.dtype == torch.float16
+    _raises((RuntimeError, NotImplementedError), t.tolist)
 
 
 @claim(LESSON, "a fresh tensor from randn is contiguous")
