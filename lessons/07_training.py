@@ -173,8 +173,9 @@ print("shape:", tuple(loss.shape), " as a Python float:", loss.item())
 # ### An optimizer, and why old gradients must go
 #
 # An optimizer is given the model's parameters once, and `optimizer.step()` then moves each of them
-# using its `.grad`. Plain SGD (without momentum, its default) does `p -= lr * p.grad`; Adam scales each step by running averages of
-# past gradients, which makes it less sensitive to the choice of `lr`.
+# using its `.grad`. Plain SGD (without momentum, its default) does `p -= lr * p.grad`; Adam scales
+# each step by running averages of past gradients, which makes it less sensitive to the choice of
+# `lr`.
 #
 # `backward()` *adds* to `.grad`; it never replaces it. That lets you sum gradients over several
 # batches on purpose, but in an ordinary loop it means the last step's gradient is still there
@@ -633,9 +634,9 @@ print("batch norm, evaluation mode:", norm.eval()(pair).tolist())
 # `model.eval()` does not switch autograd off (lesson 6): evaluation wants both `model.eval()`, for
 # these layers, and `torch.no_grad()`, for the graph. And the mode stays where you leave it. A model
 # evaluated in the middle of training must be switched back with `model.train()`, or the rest of the
-# training runs without dropout and with batch norm frozen. So code that evaluates a model someone
-# hands it should give the model back in the mode it came in: note `model.training`, switch, and
-# restore it with `model.train(was_training)`.
+# training runs without dropout and with batch norm's statistics frozen. So code that evaluates a
+# model someone hands it should give the model back in the mode it came in: note `model.training`,
+# switch, and restore it with `model.train(was_training)`.
 
 # %%
 model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 4))
@@ -767,7 +768,8 @@ from instructor.training import expected_epoch
 
 hidden_cases = [
     ("40 images in batches of 16, 16 and 8, evaluation mode", 2, dict(n=40, training=False)),
-    ("Adam with lr=0.01, 4 batches of 12, training mode", 3, dict(n=48, batch_size=12, optimizer="adam", lr=0.01)),
+    ("Adam with lr=0.01, no batch norm, 4 batches of 12, evaluation mode", 3,
+     dict(n=48, batch_size=12, optimizer="adam", lr=0.01, batch_norm=False, training=False)),
     ("batch norm and dropout (p=0.5), handed over in evaluation mode", 4, dict(dropout=0.5, training=False)),
     ("no batch norm, 6 classes, 1-channel images", 5, dict(batch_norm=False, num_classes=6, channels=1)),
     ("a single batch of 20 images", 6, dict(n=20, batch_size=32, training=False)),
@@ -902,9 +904,9 @@ check_true(classifier_report["inputs_unchanged"],
 #    parameters and buffers and returns the same module (a tensor's `.to` leaves the tensor where it
 #    was and returns a copy on the new device, or the tensor itself if it is already there, hence
 #    `x = x.to(device)`);
-# 3. every batch `.to(device)` just before it is used (a DataLoader over CPU tensors gives CPU batches), and data
-#    that is used again and again (the held-out set) moved once and kept there, since every move
-#    between CPU and GPU memory is a copy, across the PCIe bus on most machines.
+# 3. every batch `.to(device)` just before it is used (a DataLoader over CPU tensors gives CPU
+#    batches), and data that is used again and again (the held-out set) moved once and kept there,
+#    since every move between CPU and GPU memory is a copy, across the PCIe bus on most machines.
 
 # %%
 fresh = nn.Linear(4, 2)

@@ -490,7 +490,8 @@ def _(evidence: list, cls: Any, seed: int, *, init: dict | None = None, num_clas
         return stop("building the model", 1)
     params = built["params"]
     if not isinstance(params, list) or not all(isinstance(p, torch.Tensor) for p in params):
-        report["error"] = f"model.parameters() gave {kind_of(params)} items that are not tensors"
+        odd = next(p for p in params if not isinstance(p, torch.Tensor)) if isinstance(params, list) else params
+        report["error"] = f"model.parameters() gave {_a(kind_of(odd))}, which is not a plain tensor"
         return stop("listing its parameters", len(evidence))
     report["params_before"] = _cpu_values(params)
     report["param_shapes"] = [tuple(p.shape) for p in params]
@@ -848,7 +849,8 @@ def check_module_class(found: dict[str, Any], *, name: str, param_count: int, ou
     if not found["is_module"]:
         fail(f"Expected {name} to be a subclass of nn.Module (class {name}(nn.Module): ...), but its objects are {_a(found['type'])} {where}.")
     if found["error"] is not None and found["param_count"] is None:
-        fail(f"Expected model.parameters() to list the model's weights and biases, but {found['error']} {where}.")
+        fail(f"Expected model.parameters() to list the model's weights and biases, but {found['error']} {where}. "
+             "Give every layer its sizes when you create it: nn.Linear(3072, hidden), not a lazy layer.")
     if found["param_count"] != param_count:
         fail(f"Expected the model to have {param_count:,} parameters (every weight and bias, counted with p.numel()), but it has "
              f"{found['param_count']:,} in {len(found['param_shapes'])} tensors of shapes {found['param_shapes']} {where}. "

@@ -895,6 +895,9 @@ answer_seed_training_bug = "ABCD"[2]
             '''# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = " c"
 ''',
+            '''# One upper-case letter as a string, for example "A".
+answer_seed_training_bug = chr(ord("A") + 2)
+''',
         ],
     },
 }
