@@ -1,4 +1,4 @@
-"""Lesson 07's toy data, probes and pictures, checked with the lesson's own reference solutions."""
+"""Lesson 07's toy data, probes and pictures, checked with the lesson's own reference solutions and with wrong ones."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import io
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from matplotlib.figure import Figure
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
 
 from autograder.authoring import parse_lesson
 from course.checks import CheckFailed
@@ -138,3 +142,223 @@ def test_pictures_are_figures(tmp_path):
         assert isinstance(fig, Figure)
         fig.savefig(tmp_path / f"{index}.png")
         assert (tmp_path / f"{index}.png").stat().st_size > 0
+
+
+def test_evaluate_probe_sees_a_model_left_in_training_mode():
+    def without_eval(model, images, labels):
+        with torch.no_grad():
+            return (model(images).argmax(dim=1) == labels).float().mean().item()
+
+    settings = dict(hidden=32, dropout=0.5, n=100)
+    found = probes.evaluate_probe(without_eval, 7, **settings)
+    assert found["mode_restored"] and not found["graph_recorded"]
+    with pytest.raises(CheckFailed, match="Expected the accuracy to be 0.45"):
+        probes.check_evaluation(found, expected_accuracy(7, **settings), what="no eval")
+    assert probes.evaluate_probe(without_eval, 7, **settings)["value"] == found["value"], "the probe seeds dropout"
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_evaluate_probe_sees_a_mode_left_changed(training):
+    def switch_to(mode):
+        def evaluate(model, images, labels):
+            model.eval()
+            with torch.no_grad():
+                predicted = model(images).argmax(dim=1)
+            model.train(mode)
+            return (predicted == labels).float().mean().item()
+
+        return evaluate
+
+    settings = dict(hidden=16, dropout=0.5, training=training)
+    assert not probes.evaluate_probe(switch_to(not training), 5, **settings)["mode_restored"]
+    found = probes.evaluate_probe(switch_to(training), 5, **settings)
+    probes.check_evaluation(found, expected_accuracy(5, **settings), what="restored")
+
+
+def test_reference_model_class_passes_and_matches_the_architecture(solutions):
+    from instructor.training import TWO_LAYER_NET, expected_module_class, two_layer_param_count
+
+    for seed, init, classes, n in [(0, {}, 4, 64), (1, {"hidden": 16, "num_classes": 6}, 6, 64), (3, {"hidden": 64}, 4, 1)]:
+        found = probes.module_class_probe(solutions["TwoLayerNet"], seed, init=init, num_classes=classes, n=n)
+        assert found["param_count"] == two_layer_param_count(**init) == sum(p.numel() for p in found["params_before"])
+        assert found["loss_after"] < 0.5 * found["loss_before"]
+        probes.check_module_class(found, name="TwoLayerNet", param_count=two_layer_param_count(**init), output_shape=(n, classes), what="ref")
+        probes.check_module_follows(found, expected_module_class(found, seed, init=init, num_classes=classes), architecture=TWO_LAYER_NET,
+                                    what="ref")
+
+
+def test_model_class_probe_builds_with_the_seed_and_leaves_the_global_generator_alone(solutions):
+    state = torch.random.get_rng_state()
+    a = probes.module_class_probe(solutions["TwoLayerNet"], 2)
+    b = probes.module_class_probe(solutions["TwoLayerNet"], 2)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert all(torch.equal(x, y) for x, y in zip(a["params_before"], b["params_before"]))
+    assert a["loss_before"] == b["loss_before"] and a["loss_after"] == b["loss_after"]
+
+
+class _NoRelu(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3 * 32 * 32, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        return self.fc2(self.fc1(images.flatten(1)))
+
+
+class _FrozenBias(_NoRelu):
+    """The first layer's bias detached: the loss still falls, but that bias never moves."""
+
+    def forward(self, images):
+        return self.fc2(torch.relu(nn.functional.linear(images.flatten(1), self.fc1.weight, self.fc1.bias.detach())))
+
+
+class _Transposed(nn.Module):
+    """The architecture with weights kept as (in, out): a correct model in another layout."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.randn(3 * 32 * 32, hidden) / 55.0)
+        self.b1 = nn.Parameter(torch.zeros(hidden))
+        self.w2 = nn.Parameter(torch.randn(hidden, num_classes) / 5.0)
+        self.b2 = nn.Parameter(torch.zeros(num_classes))
+
+    def forward(self, images):
+        return torch.relu(images.flatten(1) @ self.w1 + self.b1) @ self.w2 + self.b2
+
+
+@pytest.mark.parametrize("model, follows", [(_Transposed, True), (_NoRelu, False), (_FrozenBias, False)])
+def test_the_architecture_check_reads_the_model_parameters(model, follows):
+    from instructor.training import TWO_LAYER_NET, expected_module_class
+
+    found = probes.module_class_probe(model, 0)
+    probes.check_module_class(found, name="Net", param_count=98468, output_shape=(64, 4), what="visible checks")
+    check = lambda: probes.check_module_follows(found, expected_module_class(found, 0), architecture=TWO_LAYER_NET, what="arch")  # noqa: E731
+    if follows:
+        check()
+    else:
+        with pytest.raises(CheckFailed, match="applied to its own parameters|as the gradients"):
+            check()
+
+
+def test_model_class_probe_reports_what_went_wrong():
+    class Plain(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = [nn.Linear(3 * 32 * 32, 4)]
+
+        def forward(self, images):
+            return self.layers[0](images.flatten(1))
+
+    class NotAModule:
+        pass
+
+    class Softmax(_NoRelu):
+        def forward(self, images):
+            return torch.softmax(self.fc2(torch.relu(self.fc1(images.flatten(1)))), dim=1)
+
+    class Raises(nn.Module):
+        def __init__(self):
+            raise NotImplementedError()
+
+    cases = [(Plain, "0 in 0 tensors"), (NotAModule, "subclass of nn.Module"), (Softmax, "at most 0.5 times"), (Raises, "NotImplementedError")]
+    for model, message in cases:
+        found = probes.module_class_probe(model, 0)
+        with pytest.raises(CheckFailed, match=message):
+            probes.check_module_class(found, name="Net", param_count=98468, output_shape=(64, 4), what="wrong")
+
+
+def test_expected_module_class_refuses_other_shapes():
+    from instructor.training import expected_module_class
+
+    found = probes.module_class_probe(_NoRelu, 0, init={"hidden": 16})
+    assert expected_module_class(found, 0) is None
+    assert expected_module_class(found, 0, init={"hidden": 16}) is not None
+
+
+def _loader(images, labels, batch_size, seed):
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, generator=torch.Generator().manual_seed(seed))
+
+
+def test_reference_loader_passes(solutions):
+    for seed, other, settings in [(0, 1, dict(n=40, batch_size=16)), (5, 6, dict(n=12, batch_size=1, size=8, dtype="float64"))]:
+        found = probes.loader_probe(solutions["make_loader"], seed, other, **settings)
+        probes.check_loader(found, n=settings["n"], batch_size=settings["batch_size"], seeds=(seed, other), what="ref")
+        assert [p["order"] for p in found["passes"]][:2] == [found["passes"][0]["order"]] * 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 40), st.randoms(use_true_random=False))
+def test_a_pass_is_read_back_as_its_order(n, batch_size, rng):
+    images, labels = make_images(n, seed=n, size=4)
+    order = list(range(n))
+    rng.shuffle(order)
+    batches = [[images[order[i:i + batch_size]], labels[order[i:i + batch_size]]] for i in range(0, n, batch_size)]
+    read = probes._read_pass({"batches": batches, "error": None}, images, labels)
+    assert read["problem"] is None and read["order"] == order
+    assert read["sizes"] == [len(b[1]) for b in batches] and sum(read["sizes"]) == n
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda b: b[:-1], "of the 10 images"),
+    (lambda b: b + b[:1], "came twice"),
+    (lambda b: [[b[0][0] + 1, b[0][1]], *b[1:]], "not one of the inputs"),
+    (lambda b: [[b[0][0], (b[0][1] + 1) % 4], *b[1:]], "pairs input image"),
+    (lambda b: [b[0][0], *b[1:]], "not a pair"),
+    (lambda b: [[b[0][0].double(), b[0][1]], *b[1:]], "float64 images"),
+])
+def test_a_pass_with_wrong_batches_names_the_problem(change, problem):
+    images, labels = make_images(10, seed=0, size=4)
+    batches = [[images[i:i + 4], labels[i:i + 4]] for i in range(0, 10, 4)]
+    read = probes._read_pass({"batches": change(batches), "error": None}, images, labels)
+    assert read["order"] is None and problem in read["problem"]
+
+
+def test_loader_probe_tells_the_seeds_and_epochs_apart():
+    def global_seed(images, labels, batch_size, seed):
+        torch.manual_seed(seed)
+        return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True)
+
+    def fixed_order(images, labels, batch_size, seed):
+        order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(seed)).tolist()
+        return DataLoader(TensorDataset(images, labels), batch_size=batch_size, sampler=order)
+
+    def unseeded(images, labels, batch_size, seed):
+        return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, generator=torch.Generator())
+
+    assert probes.loader_probe(_loader, 0, 1)["reshuffles"]
+    assert probes.loader_probe(global_seed, 0, 1)["same_seed_same"] is False
+    assert probes.loader_probe(fixed_order, 0, 1)["reshuffles"] is False
+    assert probes.loader_probe(unseeded, 0, 1)["other_seed_differs"] is False
+    with pytest.raises(CheckFailed, match="same seed"):
+        probes.check_loader(probes.loader_probe(global_seed, 0, 1), n=40, batch_size=16, seeds=(0, 1), what="global")
+
+
+def test_epoch_scenario_is_determined_by_its_arguments():
+    a, b = probes.epoch_scenario(3, training=False), probes.epoch_scenario(3, training=False)
+    assert not a["model"].training
+    assert all(torch.equal(x, y) for x, y in zip(a["model"].state_dict().values(), b["model"].state_dict().values()))
+    assert [y.tolist() for _, y in a["loader"]] == [y.tolist() for _, y in b["loader"]]
+
+
+def test_reference_epoch_matches_and_a_model_left_in_eval_mode_shows(solutions):
+    from instructor.training import expected_epoch
+
+    for seed, settings in [(0, dict(training=False)), (1, dict(n=40, dropout=0.5, optimizer="adam", lr=0.01, batch_norm=False))]:
+        found = probes.train_one_epoch_probe(solutions["train_one_epoch"], seed, **settings)
+        probes.check_epoch(found, expected_epoch(seed, **settings), what="ref")
+        assert found["modes_after"] == [True] * len(found["modes_after"])
+
+    def no_train(model, loader, optimizer, loss_fn):
+        losses = []
+        for images, labels in loader:
+            optimizer.zero_grad()
+            loss = loss_fn(model(images), labels)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return sum(losses) / len(losses)
+
+    found = probes.train_one_epoch_probe(no_train, 0, training=False)
+    with pytest.raises(CheckFailed, match="evaluation mode"):
+        probes.check_epoch(found, expected_epoch(0, training=False), what="eval")

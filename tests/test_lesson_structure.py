@@ -40,5 +40,5 @@ def test_items_match_the_curriculum_conventions(lesson):
         if cell.item.startswith("answer_"):
             assert f"{cell.item} = None" in source.split("### BEGIN SOLUTION")[0], f"{cell.item} starts as None"
         else:
-            assert re.search(rf"^def {cell.item}\(", source, re.MULTILINE), f"{cell.item} is a function"
+            assert re.search(rf"^(def|class) {cell.item}\(", source, re.MULTILINE), f"{cell.item} is a function or a class"
             assert '"""' in source.split("### BEGIN SOLUTION")[0], f"{cell.item} keeps its docstring in the release"

@@ -101,6 +101,6 @@ def test_answer_cells_still_name_their_item(lesson):
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("solution"):
             item = meta["grade_id"]
-            named = f"def {item}(" in cell.source or f"{item} = None" in cell.source
+            named = f"def {item}(" in cell.source or f"class {item}(" in cell.source or f"{item} = None" in cell.source
             assert named, f"the released answer cell of {item} no longer names it"
             assert "raise NotImplementedError()" in cell.source

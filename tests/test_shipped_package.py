@@ -1,6 +1,7 @@
 """Nothing shipped to students solves a graded item: every public callable of the `course` package whose
 signature fits a graded function is tried as that function's answer, against the item's whole test cell
-(hidden checks included), and none may pass.
+(hidden checks included), and none may pass. For a graded class, the signature is its `__init__`'s, and
+the package's public classes are tried as well.
 
 The test cells run here, in this process, with the candidate bound to the item's name, as they would
 in a kernel; probes run locally. The lesson's own solution, run the same way, must pass, so the harness
@@ -36,6 +37,7 @@ class Item:
     params: tuple[inspect.Parameter, ...]
     solution: str
     test: str
+    is_class: bool = False
 
 
 def _items() -> list[Item]:
@@ -50,19 +52,32 @@ def _items() -> list[Item]:
                 continue
             code = _strip_regions(cell.source)
             namespace: dict[str, Any] = {}
-            definition = next(n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef) and n.name == meta["grade_id"])
-            exec(f"def {definition.name}({ast.unparse(definition.args)}): pass", namespace)
+            definition = next(n for n in ast.parse(code).body
+                              if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == meta["grade_id"])
+            args = definition.args if isinstance(definition, ast.FunctionDef) else _init_args(definition)
+            exec(f"def {definition.name}({ast.unparse(args)}): pass", namespace)
             params = tuple(inspect.signature(namespace[meta["grade_id"]]).parameters.values())
-            found.append(Item(lesson, meta["grade_id"], params, code, tests[meta["grade_id"]]))
+            found.append(Item(lesson, meta["grade_id"], params, code, tests[meta["grade_id"]], isinstance(definition, ast.ClassDef)))
     return found
 
 
-def _public_callables() -> dict[str, Callable[..., Any]]:
+def _init_args(definition: ast.ClassDef) -> ast.arguments:
+    """A class's `__init__` arguments without `self` (none when it defines no `__init__`)."""
+    init = next((n for n in definition.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    args = init.args
+    return ast.arguments(posonlyargs=args.posonlyargs, args=args.args[1:], vararg=args.vararg, kwonlyargs=args.kwonlyargs,
+                         kw_defaults=args.kw_defaults, kwarg=args.kwarg, defaults=args.defaults)
+
+
+def _public_callables(*, classes: bool = False) -> dict[str, Callable[..., Any]]:
+    """Public functions of the `course` package; with `classes`, its public classes too."""
     found: dict[str, Callable[..., Any]] = {}
     for info in pkgutil.walk_packages(course.__path__, "course."):
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
-            if name.startswith("_") or not callable(value) or isinstance(value, type):
+            if name.startswith("_") or not callable(value) or (isinstance(value, type) and not classes):
                 continue
             home = getattr(value, "__module__", "") or ""
             if home.startswith("course"):
@@ -119,6 +134,7 @@ def _passes(item: Item, answer: Callable[..., Any] | None, *, setup: str = "") -
 
 ITEMS = _items()
 CALLABLES = _public_callables()
+CLASSES_TOO = _public_callables(classes=True)
 
 
 def test_there_is_something_to_try():
@@ -133,6 +149,7 @@ def test_the_solution_passes_this_harness(item):
 
 @pytest.mark.parametrize("item", ITEMS, ids=[f"{i.lesson}:{i.name}" for i in ITEMS])
 def test_no_shipped_function_passes_as_the_answer(item):
-    tried = [name for name, candidate in sorted(CALLABLES.items()) if _fits(candidate, item.params)]
-    passing = [name for name in tried if _passes(item, CALLABLES[name])]
+    candidates = CLASSES_TOO if item.is_class else CALLABLES
+    tried = [name for name, candidate in sorted(candidates.items()) if _fits(candidate, item.params)]
+    passing = [name for name in tried if _passes(item, candidates[name])]
     assert passing == [], f"{item.name} is answered by the shipped {passing}"

@@ -96,72 +96,167 @@ ITEMS = {
     optimizer.step()
     return loss.item()
 ''',
+            # Gradients by torch.autograd.grad, written into .grad (which replaces the stale ones), then the optimizer.
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    """One update of `model` on one batch; returns the loss before the update as a Python float."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    loss = loss_fn(model(images), labels)
+    grads = torch.autograd.grad(loss, params)
+    for p, g in zip(params, grads):
+        p.grad = g
+    optimizer.step()
+    return loss.item()
+''',
+            # A defensive version that checks the batch first and zeroes every .grad in place.
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    """One update of `model` on one batch; returns the loss before the update as a Python float."""
+    if images.shape[0] != labels.shape[0]:
+        raise ValueError(f"{images.shape[0]} images but {labels.shape[0]} labels")
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if p.grad is not None:
+                p.grad.detach_()
+                p.grad.zero_()
+    output = model(images)
+    loss = loss_fn(output, labels)
+    loss.backward()
+    optimizer.step()
+    return float(loss.item())
+''',
         ],
     },
     "evaluate": {
         "wrong": [
             # Returns the number of right predictions, not the fraction.
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     with torch.no_grad():
         predicted = model(images).argmax(dim=1)
     return int((predicted == labels).sum())
 ''',
             # Returns a 0-d tensor instead of a Python float.
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     with torch.no_grad():
         predicted = model(images).argmax(dim=1)
     return (predicted == labels).float().mean()
 ''',
             # Forgets no_grad: a graph is recorded for nothing.
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     predicted = model(images).argmax(dim=1)
     return (predicted == labels).float().mean().item()
 ''',
             # Detaches after the forward pass: the graph was already recorded.
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     logits = model(images).detach()
     return (logits.argmax(dim=1) == labels).float().mean().item()
 ''',
             # Integer division: the accuracy is always 0 (or 1), and an int.
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     with torch.no_grad():
         correct = int((model(images).argmax(dim=1) == labels).sum())
     return correct // len(labels)
 ''',
             # Argmax over the batch dimension instead of the class dimension.
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     with torch.no_grad():
         predicted = model(images).argmax(dim=0)
     return (predicted == labels[: len(predicted)]).float().mean().item()
 ''',
             # Turns off requires_grad on the model's parameters for good, changing the model.
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     for p in model.parameters():
         p.requires_grad_(False)
     predicted = model(images.detach()).argmax(dim=1)
+    return (predicted == labels).float().mean().item()
+''',
+            # Forgets model.eval(): dropout still drops while the accuracy is measured.
+            '''def evaluate(model, images, labels):
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    with torch.no_grad():
+        predicted = model(images).argmax(dim=1)
+    return (predicted == labels).float().mean().item()
+''',
+            # Switches to evaluation mode and leaves the model there.
+            '''def evaluate(model, images, labels):
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    model.eval()
+    with torch.no_grad():
+        predicted = model(images).argmax(dim=1)
+    return (predicted == labels).float().mean().item()
+''',
+            # Always switches back to training mode, even when the model came in evaluation mode.
+            '''def evaluate(model, images, labels):
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    model.eval()
+    with torch.no_grad():
+        predicted = model(images).argmax(dim=1)
+    model.train()
     return (predicted == labels).float().mean().item()
 ''',
         ],
         "right": [
             '''@torch.no_grad()
 def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    mode = model.training
+    model.eval()
     predicted = model(images).argmax(dim=1)
+    model.train(mode)
     return (predicted == labels).sum().item() / len(labels)
 ''',
             '''def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, without a graph."""
-    with torch.inference_mode():
-        logits = model(images)
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            logits = model(images)
+    finally:
+        model.train(was_training)
     right = (logits.argmax(1) == labels).to(torch.float64)
     return float(right.mean())
+''',
+            # Every layer's own mode noted and put back one by one.
+            '''def evaluate(model, images, labels):
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    modes = {layer: layer.training for layer in model.modules()}
+    model.eval()
+    with torch.no_grad():
+        logits = model(images)
+    for layer, mode in modes.items():
+        layer.training = mode
+    correct = (logits.argmax(1) == labels).sum()
+    return correct.item() / labels.numel()
+''',
+            # NumPy for the counting; model.train(False) is model.eval().
+            '''import numpy as np
+
+
+def evaluate(model, images, labels):
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    was = model.training
+    model.train(False)
+    with torch.no_grad():
+        scores = model(images).cpu().numpy()
+    if was:
+        model.train()
+    return np.mean(scores.argmax(axis=1) == labels.cpu().numpy())
+''',
+            # torch.max for the predicted class, torch.eq for the comparison.
+            '''def evaluate(model, images, labels):
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    previous = model.training
+    model.eval()
+    with torch.no_grad():
+        _, predicted = torch.max(model(images), 1)
+    model.train(previous)
+    return torch.eq(predicted, labels).float().mean().item()
 ''',
         ],
     },
@@ -307,6 +402,474 @@ def train_classifier(images, labels, device=None):
         optimizer.step()
     return model.cpu()
 ''',
+            # Built from the lesson's own pieces: TwoLayerNet, make_loader and train_one_epoch.
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    """A small model trained on (images, labels) on `device`; returns the trained nn.Module."""
+    device = torch.device(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu"))
+    torch.manual_seed(0)
+    model = TwoLayerNet(num_classes=int(labels.max()) + 1).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    loader = make_loader(images, labels, 32, 0)
+    for epoch in range(4):
+        train_one_epoch(model, loader, optimizer, nn.CrossEntropyLoss())
+    return model.eval()
+''',
+            # Full-batch L-BFGS with a little weight decay: a few dozen steps on all 512 images at once.
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    """A small model trained on (images, labels) on `device`; returns the trained nn.Module."""
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    x, y = images.to(device), labels.to(device)
+    linear = nn.Linear(x[0].numel(), int(y.max()) + 1)
+    model = nn.Sequential(nn.Flatten(), linear).to(device)
+    optimizer = torch.optim.LBFGS(model.parameters(), lr=1, max_iter=30, history_size=10)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def closure():
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y) + 1e-3 * linear.weight.pow(2).sum()
+        loss.backward()
+        return loss
+
+    for _ in range(2):
+        optimizer.step(closure)
+    return model
+''',
+        ],
+    },
+    "make_loader": {
+        "wrong": [
+            # No shuffling: the batches follow the data's order, whatever the seed.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=False,
+                      generator=torch.Generator().manual_seed(seed))
+''',
+            # Seeds the global generator: a loader made later reseeds it, so two loaders with one seed disagree.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    torch.manual_seed(seed)
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True)
+''',
+            # A generator that is never seeded: every seed gives the same order.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, generator=torch.Generator())
+''',
+            # drop_last=True: the last, smaller batch never comes.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, drop_last=True,
+                      generator=torch.Generator().manual_seed(seed))
+''',
+            # One fixed permutation as the sampler: every epoch repeats the first one's order.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(seed)).tolist()
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, sampler=order)
+''',
+            # The batches as a list, not a DataLoader: no new order in the next epoch.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(seed))
+    return [(images[order[i:i + batch_size]], labels[order[i:i + batch_size]]) for i in range(0, len(labels), batch_size)]
+''',
+            # Two worker processes: they need shared memory, which the grading sandbox does not give.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, num_workers=2,
+                      generator=torch.Generator().manual_seed(seed))
+''',
+        ],
+        "right": [
+            # A Dataset class of its own, and a RandomSampler that holds the generator.
+            '''from torch.utils.data import DataLoader, Dataset, RandomSampler
+
+
+class Pairs(Dataset):
+    def __init__(self, images, labels):
+        self.images, self.labels = images, labels
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    data = Pairs(images, labels)
+    sampler = RandomSampler(data, generator=torch.Generator().manual_seed(seed))
+    return DataLoader(data, batch_size=batch_size, sampler=sampler)
+''',
+            # A plain list of (image, label) pairs is a dataset too.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    pairs = list(zip(images, labels))
+    g = torch.Generator()
+    g.manual_seed(seed)
+    return DataLoader(pairs, batch_size=batch_size, shuffle=True, generator=g)
+''',
+            # Batches chosen by a BatchSampler over a seeded RandomSampler.
+            '''from torch.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    data = TensorDataset(images, labels)
+    order = RandomSampler(data, generator=torch.Generator().manual_seed(seed))
+    return DataLoader(data, batch_sampler=BatchSampler(order, batch_size=batch_size, drop_last=False))
+''',
+            # A defensive version that checks its arguments first.
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    if len(images) != len(labels):
+        raise ValueError(f"{len(images)} images but {len(labels)} labels")
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    generator = torch.Generator(device="cpu")
+    generator.manual_seed(int(seed))
+    return DataLoader(TensorDataset(images, labels), batch_size=int(batch_size), shuffle=True, generator=generator,
+                      num_workers=0, drop_last=False)
+''',
+        ],
+    },
+    "TwoLayerNet": {
+        "wrong": [
+            # The layers sit in a plain list: the module has no parameters, and nothing trains.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.layers = [nn.Flatten(), nn.Linear(3 * 32 * 32, hidden), nn.ReLU(), nn.Linear(hidden, num_classes)]
+
+    def forward(self, images):
+        x = images
+        for layer in self.layers:
+            x = layer(x)
+        return x
+''',
+            # A softmax at the end: probabilities, not logits, so the loss can hardly fall.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3 * 32 * 32, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        return torch.softmax(self.fc2(torch.relu(self.fc1(images.flatten(1)))), dim=1)
+''',
+            # No ReLU: two Linear layers in a row are one linear map.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3 * 32 * 32, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        return self.fc2(self.fc1(images.flatten(1)))
+''',
+            # flatten() without start_dim flattens the batch dimension away too.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3 * 32 * 32, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        return self.fc2(torch.relu(self.fc1(images.flatten())))
+''',
+            # The hidden activations are detached: only the last layer learns.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3 * 32 * 32, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        return self.fc2(torch.relu(self.fc1(images.flatten(1))).detach())
+''',
+            # The hidden size is fixed at 32 whatever the argument says.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3 * 32 * 32, 32)
+        self.fc2 = nn.Linear(32, num_classes)
+
+    def forward(self, images):
+        return self.fc2(torch.relu(self.fc1(images.flatten(1))))
+''',
+            # super().__init__() is never called: assigning the first layer raises.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        self.fc1 = nn.Linear(3 * 32 * 32, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        return self.fc2(torch.relu(self.fc1(images.flatten(1))))
+''',
+        ],
+        "right": [
+            # An nn.Sequential inside the class.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, hidden), nn.ReLU(), nn.Linear(hidden, num_classes))
+
+    def forward(self, images):
+        return self.net(images)
+''',
+            # Layers created output first, functional ReLU, reshape by hand.
+            '''import torch.nn.functional as F
+
+
+class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.out = nn.Linear(hidden, num_classes)
+        self.hidden = nn.Linear(3 * 32 * 32, hidden)
+
+    def forward(self, images):
+        x = images.reshape(images.size(0), -1)
+        return self.out(F.relu(self.hidden(x)))
+''',
+            # Parameters by hand, weights stored as (in, out), matrix products written out.
+            '''import math
+
+
+class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.randn(3 * 32 * 32, hidden) / math.sqrt(3 * 32 * 32))
+        self.b1 = nn.Parameter(torch.zeros(hidden))
+        self.w2 = nn.Parameter(torch.randn(hidden, num_classes) / math.sqrt(hidden))
+        self.b2 = nn.Parameter(torch.zeros(num_classes))
+
+    def forward(self, images):
+        h = torch.clamp(images.reshape(images.shape[0], -1) @ self.w1 + self.b1, min=0)
+        return h @ self.w2 + self.b2
+''',
+            # An nn.ModuleList walked in forward, with a check of the input's shape.
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(3 * 32 * 32, hidden), nn.ReLU(), nn.Linear(hidden, num_classes)])
+
+    def forward(self, images):
+        if tuple(images.shape[1:]) != (3, 32, 32):
+            raise ValueError(f"expected images of shape (N, 3, 32, 32), got {tuple(images.shape)}")
+        x = torch.flatten(images, start_dim=1)
+        for layer in self.layers:
+            x = layer(x)
+        return x
+''',
+        ],
+    },
+    "train_one_epoch": {
+        "wrong": [
+            # Never switches to training mode: a model that arrives in evaluation mode trains with batch norm frozen.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    device = next(model.parameters()).device
+    losses = []
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return sum(losses) / len(losses)
+''',
+            # Returns the last batch's loss instead of the epoch's mean.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train()
+    device = next(model.parameters()).device
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+    return loss.item()
+''',
+            # Switches to evaluation mode, thinking that is what training needs.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.eval()
+    device = next(model.parameters()).device
+    total = 0.0
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total / len(loader)
+''',
+            # Never clears the gradients: each step also applies the earlier ones.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train()
+    device = next(model.parameters()).device
+    total = 0.0
+    for images, labels in loader:
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total / len(loader)
+''',
+            # Counts the batches by going through the loader first: the real pass then has another order.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train()
+    device = next(model.parameters()).device
+    count = len(list(loader))
+    total = 0.0
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total / count
+''',
+            # The mean over images rather than over batches: different when the last batch is smaller.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train()
+    device = next(model.parameters()).device
+    total, seen = 0.0, 0
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(labels)
+        seen += len(labels)
+    return total / seen
+''',
+        ],
+        "right": [
+            # Each batch through training_step.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train()
+    device = next(model.parameters()).device
+    losses = [training_step(model, images.to(device), labels.to(device), optimizer, loss_fn) for images, labels in loader]
+    return sum(losses) / len(losses)
+''',
+            # The detached losses stacked, then averaged by PyTorch.
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train(True)
+    where = next(model.parameters()).device
+    losses = []
+    for x, y in loader:
+        x, y = x.to(where), y.to(where)
+        model.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return torch.stack(losses).mean().item()
+''',
+            # NumPy's mean of the batch losses; len(loader) is the number of batches.
+            '''import numpy as np
+
+
+def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train()
+    device = next(iter(model.parameters())).device
+    losses = np.zeros(len(loader))
+    for i, (images, labels) in enumerate(loader):
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+        losses[i] = loss.item()
+    return losses.mean()
+''',
+            # statistics.mean, with the mode restored afterwards.
+            '''import statistics
+
+
+def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    was_training = model.training
+    model.train()
+    device = next(model.parameters()).device
+    losses = []
+    for images, labels in loader:
+        images = images.to(device, non_blocking=True)
+        labels = labels.to(device, non_blocking=True)
+        optimizer.zero_grad()
+        output = model(images)
+        loss = loss_fn(output, labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss))
+    model.train(was_training)
+    return statistics.mean(losses)
+''',
         ],
     },
     "answer_seed_training_bug": {
@@ -320,9 +883,6 @@ answer_seed_training_bug = "B"
             '''# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = "D"
 ''',
-            '''# One upper-case letter as a string, for example "A".
-answer_seed_training_bug = "c"
-''',
         ],
         "right": [
             '''# One upper-case letter as a string, for example "A".
@@ -330,6 +890,13 @@ answer_seed_training_bug = "C"
 ''',
             '''# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = "ABCD"[2]
+''',
+            # Lower case and spaces around the letter are read as the letter.
+            '''# One upper-case letter as a string, for example "A".
+answer_seed_training_bug = " c"
+''',
+            '''# One upper-case letter as a string, for example "A".
+answer_seed_training_bug = chr(ord("A") + 2)
 ''',
         ],
     },
