@@ -52,8 +52,13 @@ def secret_lines(source_nb: nbformat.NotebookNode, *, regions: tuple[tuple[str, 
     return {line for line in inside - outside if _meaningful(line)}
 
 
+GENERIC = re.compile(r"(return \w+|\w+ = (\[\]|\{\}|\(\)|0|0\.0|None|False|True))")
+
+
 def _meaningful(line: str) -> bool:
-    """Skip lines too generic to identify a solution (`pass`, `return x`, closing brackets)."""
+    """Skip lines too generic to identify a solution (`pass`, `return out`, `found = []`, brackets)."""
+    if GENERIC.fullmatch(line):
+        return False
     if line.startswith("#"):
         return len(line) > 12
     return len(line) >= 10 or any(ch in line for ch in "\"'") and len(line) >= 6
