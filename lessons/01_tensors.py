@@ -553,14 +553,15 @@ from course.probes.core import call_watching_inputs
 
 
 def expected_pair(images):
-    height = max(image.shape[0] for image in images)
-    width = max(image.shape[1] for image in images)
-    batch = torch.zeros(len(images), 1, height, width)
-    mask = torch.zeros(len(images), height, width, dtype=torch.bool)
-    for i, image in enumerate(images):
-        batch[i, 0, : image.shape[0], : image.shape[1]] = image.double()
-        mask[i, : image.shape[0], : image.shape[1]] = True
-    return batch, mask
+    tallest = max(img.shape[0] for img in images)
+    widest = max(img.shape[1] for img in images)
+    want = torch.zeros(len(images), 1, tallest, widest)
+    real = torch.zeros(len(images), tallest, widest, dtype=torch.bool)
+    for k, img in enumerate(images):
+        rows, cols = img.shape
+        want[k, 0, :rows, :cols] = img.double()
+        real[k, :rows, :cols] = True
+    return want, real
 
 
 def check_padding(images, what):

@@ -792,6 +792,7 @@ for case, seed, settings in hidden_cases:
 # calls: they are explained in the next section.
 
 # %%
+losses, accuracies = [], []
 torch.manual_seed(0)
 (train_x, train_y), (test_x, test_y) = train_test_images(512, 1000, seed=0)
 model = TwoLayerNet().to(device)
@@ -800,7 +801,6 @@ loss_fn = nn.CrossEntropyLoss()
 loader = make_loader(train_x, train_y, 32, 0)
 test_x, test_y = test_x.to(device), test_y.to(device)
 
-losses, accuracies = [], []
 for epoch in range(6):
     model.train()
     for batch_images, batch_labels in loader:

@@ -70,7 +70,7 @@ def test_scores(graded, lesson, student):
 
 @pytest.mark.parametrize("lesson", lessons())
 def test_corpus_is_big_enough(lesson):
-    """Each item has at least three wrong and two right alternative solutions."""
+    """Each item has at least three wrong and four right alternative solutions."""
     items = corpus.load(ROOT, lesson)
     source = nbformat.read(ROOT / "source" / lesson / f"{lesson}.ipynb", as_version=4)
     from autograder.samples import answer_items
@@ -78,7 +78,7 @@ def test_corpus_is_big_enough(lesson):
     assert set(items) == set(answer_items(source)), "every item needs corpus entries"
     for item, table in items.items():
         assert len(table.get("wrong", [])) >= 3, item
-        assert len(table.get("right", [])) >= 2, item
+        assert len(table.get("right", [])) >= 4, item
 
 
 def test_honest_code_never_trips_the_guard(graded):

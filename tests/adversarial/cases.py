@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -21,13 +22,12 @@ import nbformat
 from autograder import samples
 
 LESSON = "01_tensors"
+SOURCE = Path(__file__).resolve().parents[2] / "source" / LESSON / f"{LESSON}.ipynb"
+# grade id -> points, in notebook order, read from the source so a new item is never missed
 POINTS = {
-    "test_tensor_rank": 1.0,
-    "test_answer_rank_meaning": 1.0,
-    "test_describe": 2.0,
-    "test_make_image_batch": 2.0,
-    "test_answer_batch_shape": 1.0,
-    "test_numpy_to_tensor_shape": 2.0,
+    cell.metadata["nbgrader"]["grade_id"]: float(cell.metadata["nbgrader"]["points"])
+    for cell in nbformat.read(SOURCE, as_version=4).cells
+    if cell.metadata.get("nbgrader", {}).get("grade")
 }
 ITEMS = [gid.removeprefix("test_") for gid in POINTS]
 
@@ -82,6 +82,7 @@ WRONG = {
     "describe": "def describe(t):\n    return {'shape': (1,), 'dtype': 'int8', 'device': 'cpu', 'requires_grad': True}\n",
     "make_image_batch": "import torch\n\ndef make_image_batch(batch_size, channels=3, height=224, width=224):\n    return torch.ones(batch_size, channels, height, width)\n",
     "answer_batch_shape": "answer_batch_shape = (32, 224, 224, 3)\n",
+    "pad_images": "import torch\n\ndef pad_images(images):\n    return torch.stack(images)[:, None].float(), None\n",
     "numpy_to_tensor_shape": "def numpy_to_tensor_shape(arr):\n    return (1,)\n",
 }
 

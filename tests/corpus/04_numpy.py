@@ -284,3 +284,8 @@ ITEMS = {
         ],
     },
 }
+
+# More ways a student writes the same letter: lower case, spaces, a computed string.
+ITEMS["answer_shared_after_mutation"]["right"] += ['answer_shared_after_mutation = "ABCD"[1]\n']
+ITEMS["answer_tensor_copies"]["right"] += ['answer_tensor_copies = "b"\n', 'answer_tensor_copies = "\\tB\\n"\n']
+ITEMS["answer_cuda_numpy"]["right"] += ['answer_cuda_numpy = chr(ord("A") + 1)\n']

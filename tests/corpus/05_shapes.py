@@ -417,3 +417,6 @@ answer_view_after_transpose = "c"''',
         ],
     },
 }
+
+# One more way to write the same letter: spaces around it.
+ITEMS["answer_view_after_transpose"]["right"] += ['answer_view_after_transpose = "  C\\n"\n']

@@ -678,3 +678,8 @@ def freeze_all_but_last(model):
         ],
     },
 }
+
+# One more way each to write the same letter.
+ITEMS["answer_backward_twice"]["right"] += ['answer_backward_twice = "ABCD"[2]\n']
+ITEMS["answer_no_grad_purpose"]["right"] += ['answer_no_grad_purpose = "d".upper()\n']
+ITEMS["answer_loop_grad"]["right"] += ['answer_loop_grad = "".join(["A"])\n']

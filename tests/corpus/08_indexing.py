@@ -560,3 +560,8 @@ answer_vectorized_speed = chr(ord("A") + 1)''',
         ],
     },
 }
+
+# One more way each to write the same answer.
+ITEMS["answer_advanced_index_copies"]["right"] += ['answer_advanced_index_copies = "B\\n"\n']
+ITEMS["answer_mask_shape"]["right"] += ['answer_mask_shape = torch.Size([7, 5])\n']
+ITEMS["answer_vectorized_speed"]["right"] += ["answer_vectorized_speed = ' B'\n"]
