@@ -12,6 +12,7 @@ fails.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -47,6 +48,13 @@ def measure(lesson: str) -> dict:
     return {"kernel": ready - asked, "first_output": first_output, "cells": done - ready, "errors": errors}
 
 
+def import_torch_s() -> float:
+    """Seconds a fresh interpreter takes to `import torch`: the floor under any first cell that needs it."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import torch"], check=True)
+    return time.perf_counter() - started
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*", help="lesson ids (default: all)")
@@ -62,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         note = ("  OVER THE LIMIT" if slow else "") + (f"  errors in {', '.join(found['errors'])}" if found["errors"] else "")
         print(f"{lesson:<14} {found['kernel']:11.2f}s {found['first_output']:12.2f}s {found['cells']:9.2f}s{note}", flush=True)
     print(f"limits: first output <= {args.first_output_limit:g} s, every cell <= {args.total_limit:g} s")
+    print(f"for comparison, `python -c 'import torch'` on this machine: {import_torch_s():.2f} s "
+          "(a first cell that uses torch cannot answer sooner than the kernel start plus this)")
     return 1 if over else 0
 
 
