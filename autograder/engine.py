@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import importlib.util
 import itertools
 import json
 import os
@@ -49,6 +50,19 @@ def _write_atomic(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def use_course_references(course_dir: Path) -> None:
+    """Make the instructor's references importable for the judges when only the course folder holds them.
+
+    On a shared machine (a JupyterHub) the environment everyone's servers run in carries `course` and
+    `autograder` but never `instructor`; the references stay in the instructor's private course folder.
+    Appended, not prepended, so nothing else in that folder shadows an installed module; the sandbox
+    hides whichever copy is found (`sandbox.hidden_paths`).
+    """
+    if importlib.util.find_spec("instructor") is None and (course_dir / "instructor" / "__init__.py").is_file():
+        sys.path.append(str(course_dir))
+        importlib.invalidate_caches()
 
 
 def _course_code_hash() -> str:
@@ -307,6 +321,7 @@ def grade(
     """
     planning = time.perf_counter()
     course_dir = course_dir.resolve()
+    use_course_references(course_dir)
     gradebook.ensure_schema(course_dir)
     limits = limits_mod.read_limits(course_dir)
     state = course_dir / STATE_DIR
