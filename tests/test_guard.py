@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
 
 import pytest
 
-from autograder import guard, judge, wire
+from autograder import guard
+from tests.children import GuardedChild
 from tests.conftest import ROOT
 
 
@@ -30,31 +27,14 @@ def test_open_frame_accepts_only_its_own_key():
         guard.open_frame({"sealed": False}, [b"{}", bytes(32)], key)
 
 
-class Child:
-    """A warm, guarded child (unconfined), armed with a key."""
-
-    def __init__(self):
-        mine, theirs = socket.socketpair()
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.child_server", str(theirs.fileno())], pass_fds=[theirs.fileno()], cwd=ROOT)
-        theirs.close()
-        self.channel = wire.Channel(mine)
-        self.conn = judge.Connection(self.channel, on_death=self.proc.kill, deadline=lambda: time.monotonic() + 60, key=os.urandom(32))
-        self.channel.send({"op": "arm", "key": self.conn.key.hex()})
-        assert "value" in self.conn.recv(time.monotonic() + 120)[0]
+class Child(GuardedChild):
+    """A guarded child that runs cells and reports what the guard saw."""
 
     def cell(self, source: str) -> list[str]:
         return self.run(source)[1]
 
     def run(self, source: str) -> tuple[dict, list[str]]:
-        self.channel.send({"op": "cell", "source": source})
-        reply, _, sealed = self.conn.recv(time.monotonic() + 60)
-        assert not sealed and reply["status"] in ("ok", "error"), reply
-        return reply, self.conn.take_events()
-
-    def close(self):
-        self.proc.kill()
-        self.proc.wait()
-        self.channel.close()
+        return self.run_cell(source)
 
 
 @pytest.fixture(scope="module")

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 
 import pytest
 
-from autograder import judge, wire
-from tests.conftest import ROOT
+from autograder import judge
+from tests.children import GuardedChild
 
 STUDENT = '''
 import os
@@ -69,29 +65,15 @@ def in_place(t):
 '''
 
 
-class Child:
+class Child(GuardedChild):
+    """A guarded child holding STUDENT's names, for the judge to test against."""
+
     def __init__(self):
-        mine, theirs = socket.socketpair()
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.child_server", str(theirs.fileno())],
-                                     pass_fds=[theirs.fileno()], cwd=ROOT)
-        theirs.close()
-        self.channel = wire.Channel(mine)
-        self.deadline = time.monotonic() + 120
-        self.conn = judge.Connection(self.channel, on_death=self.proc.kill, deadline=lambda: self.deadline, key=os.urandom(32))
-        self.channel.send({"op": "arm", "key": self.conn.key.hex()})
-        assert "value" in self.conn.recv(self.deadline)[0]
-        self.channel.send({"op": "cell", "source": STUDENT})
-        reply, _, _ = self.conn.recv(self.deadline)
-        assert reply["status"] == "ok", reply
+        super().__init__(setup=STUDENT)
 
     def run(self, source: str, *, timeout: float = 60) -> judge.Verdict:
         self.deadline = time.monotonic() + timeout
         return judge.run_test(source, self.conn)
-
-    def close(self):
-        self.proc.kill()
-        self.proc.wait()
-        self.channel.close()
 
 
 @pytest.fixture(scope="module")

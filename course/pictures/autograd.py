@@ -7,12 +7,14 @@ last expression of a cell, and a script can `savefig` it. No Graphviz: the graph
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
-import matplotlib.pyplot as plt
 import torch
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from course.pictures.lazy import patches, plt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 BOX_W, BOX_H = 2.6, 0.9
 COL_GAP, ROW_GAP = 0.5, 0.8
@@ -90,7 +92,7 @@ def _label(node: object, names: Mapping[str, torch.Tensor]) -> tuple[str, str]:
 
 def _box(ax, x: float, y: float, text: str, kind: str) -> None:
     ax.add_patch(
-        FancyBboxPatch(
+        patches.FancyBboxPatch(
             (x - BOX_W / 2, y - BOX_H / 2), BOX_W, BOX_H,
             boxstyle="round,pad=0.05", facecolor=COLOURS[kind], edgecolor="#555555",
             linestyle="--" if kind == "none" else "-", lw=1.2,
@@ -142,7 +144,7 @@ def _draw_chain(ax, points: list[tuple[float, float]], shift: float) -> None:
     if len(points) > 2:
         ax.plot(xs[:-1], ys[:-1], color="#333333", lw=1.2)
     ax.add_patch(
-        FancyArrowPatch((xs[-2], ys[-2]), (xs[-1], ys[-1]), arrowstyle="-|>", mutation_scale=12, lw=1.2, color="#333333")
+        patches.FancyArrowPatch((xs[-2], ys[-2]), (xs[-1], ys[-1]), arrowstyle="-|>", mutation_scale=12, lw=1.2, color="#333333")
     )
 
 

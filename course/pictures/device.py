@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from course.pictures.lazy import patches, plt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 CPU_COLOUR = "#f3e3c3"
 GPU_COLOUR = "#cfe8cf"
@@ -15,13 +16,13 @@ TENSOR_COLOUR = "#ffffff"
 
 def _side(ax, x: float, title: str, subtitle: str, speed: str, colour: str, names: Sequence[str]) -> None:
     """One memory chip: a box, its title, the tensors that live in it, and how fast it is read."""
-    ax.add_patch(FancyBboxPatch((x, 0.18), 0.34, 0.66, boxstyle="round,pad=0.01,rounding_size=0.03",
+    ax.add_patch(patches.FancyBboxPatch((x, 0.18), 0.34, 0.66, boxstyle="round,pad=0.01,rounding_size=0.03",
                                 facecolor=colour, edgecolor="#555555", linewidth=1.5))
     ax.text(x + 0.17, 0.79, title, ha="center", va="center", fontsize=12, weight="bold")
     ax.text(x + 0.17, 0.73, subtitle, ha="center", va="center", fontsize=9, color="#333333")
     top = 0.62
     for name in names:
-        ax.add_patch(FancyBboxPatch((x + 0.03, top - 0.05), 0.28, 0.09, boxstyle="round,pad=0.005",
+        ax.add_patch(patches.FancyBboxPatch((x + 0.03, top - 0.05), 0.28, 0.09, boxstyle="round,pad=0.005",
                                     facecolor=TENSOR_COLOUR, edgecolor="#777777"))
         ax.text(x + 0.17, top - 0.005, name, ha="center", va="center", fontsize=9, family="monospace")
         top -= 0.13
@@ -47,7 +48,7 @@ def memory_and_bus(
           GPU_COLOUR, gpu_tensors)
     for y, label in ((0.56, ".to('cuda')"), (0.44, ".to('cpu')")):
         start, end = (0.37, 0.63) if y > 0.5 else (0.63, 0.37)
-        ax.add_patch(FancyArrowPatch((start, y), (end, y), arrowstyle="-|>", mutation_scale=18,
+        ax.add_patch(patches.FancyArrowPatch((start, y), (end, y), arrowstyle="-|>", mutation_scale=18,
                                      linewidth=2, color="#aa3333"))
         ax.text(0.5, y + 0.035, label, ha="center", va="center", fontsize=9, family="monospace", color="#aa3333")
     ax.text(0.5, 0.355, "PCIe bus", ha="center", va="center", fontsize=11, weight="bold", color="#aa3333")

@@ -7,10 +7,14 @@ table cannot drift from the installed PyTorch. The function returns a closed fig
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import torch
-from matplotlib.figure import Figure
+
+from course.pictures.lazy import plt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TYPICAL_USE = {
     torch.bool: "masks, yes/no flags",

@@ -6,12 +6,12 @@ shows it exactly once: as the value of the cell that calls it.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, Rectangle
-from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+from course.pictures.lazy import patches, plt, ticker
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _PLAIN = "#f2f2f2"
 _CHOSEN = "#ffd59e"
@@ -20,7 +20,7 @@ _SERIES = ("#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd")
 
 
 def _box(ax, x: float, y: float, text: str, colour: str, *, size: float = 10) -> None:
-    ax.add_patch(Rectangle((x, y), 0.95, 0.95, facecolor=colour, edgecolor="black", lw=0.8))
+    ax.add_patch(patches.Rectangle((x, y), 0.95, 0.95, facecolor=colour, edgecolor="black", lw=0.8))
     ax.text(x + 0.47, y + 0.47, text, ha="center", va="center", fontsize=size)
 
 
@@ -66,7 +66,7 @@ def mask_selection(mask: Sequence[Sequence[bool]], *, trailing: int = 0) -> Figu
         for d in range(depth):
             text = f"x[{r},{c}]" if not trailing else f"x[{r},{c},{d}]"
             _box(ax, left + d, height - 1 - i, text, _RESULT, size=6)
-    ax.add_patch(FancyArrowPatch((cols + 0.2, height / 2), (left - 0.3, height / 2), arrowstyle="-|>",
+    ax.add_patch(patches.FancyArrowPatch((cols + 0.2, height / 2), (left - 0.3, height / 2), arrowstyle="-|>",
                                  mutation_scale=14, lw=1.4, color="#555555"))
     result = f"({len(order)},)" if not trailing else f"({len(order)}, {trailing})"
     ax.text(left, height + 0.4, f"x[mask]: {result}", ha="left", va="center", fontsize=10)
@@ -105,7 +105,7 @@ def gather_picture(index: Sequence[Sequence[int]], num_cols: int) -> Figure:
             _box(ax, c, y, label, _CHOSEN if landed else _PLAIN, size=7)
         for j, v in enumerate(row):
             _box(ax, num_cols + gap + j, y, f"x[{r},{v}]", _RESULT, size=7)
-    ax.add_patch(FancyArrowPatch((num_cols + 0.2, rows / 2), (num_cols + gap - 0.3, rows / 2), arrowstyle="-|>",
+    ax.add_patch(patches.FancyArrowPatch((num_cols + 0.2, rows / 2), (num_cols + gap - 0.3, rows / 2), arrowstyle="-|>",
                                  mutation_scale=14, lw=1.4, color="#555555"))
     ax.text(0, rows + 0.4, f"x: shape ({rows}, {num_cols})", ha="left", va="center", fontsize=10, family="monospace")
     ax.text(num_cols + gap, rows + 0.4, f"x.gather(1, index): shape ({rows}, {k})", ha="left", va="center", fontsize=10,
@@ -149,9 +149,9 @@ def timing_curves(sizes: Sequence[int], seconds: Mapping[str, Sequence[float]], 
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):  # plain numbers on the ticks: quicker to draw than powers of ten
-        axis.set_major_locator(LogLocator(base=10))
-        axis.set_minor_locator(NullLocator())
-        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axis.set_major_locator(ticker.LogLocator(base=10))
+        axis.set_minor_locator(ticker.NullLocator())
+        axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     ax.set_xlabel("N (elements)")
     ax.set_ylabel("time per call (µs)")
     ax.set_title(title or "Python loop versus one vectorized call")

@@ -3,12 +3,14 @@ and a row of images drawn from a NumPy array, the way plotting code receives the
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from course.pictures.lazy import patches, plt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 ARRAY_COLOUR = "#dbe7f6"
 TENSOR_COLOUR = "#f6dcc8"
@@ -17,7 +19,7 @@ CHANGED_COLOUR = "#ffd966"
 
 
 def _name_box(ax, x: float, y: float, text: str, colour: str) -> None:
-    ax.add_patch(FancyBboxPatch((x - 0.17, y - 0.05), 0.34, 0.1, boxstyle="round,pad=0.01",
+    ax.add_patch(patches.FancyBboxPatch((x - 0.17, y - 0.05), 0.34, 0.1, boxstyle="round,pad=0.01",
                                 facecolor=colour, edgecolor="#555555"))
     ax.text(x, y, text, ha="center", va="center", fontsize=9, family="monospace")
 
@@ -28,14 +30,14 @@ def _buffer(ax, x: float, y: float, values: Sequence[float], changed: int | None
     left = x - width * len(values) / 2
     for i, value in enumerate(values):
         colour = CHANGED_COLOUR if i == changed else BUFFER_COLOUR
-        ax.add_patch(Rectangle((left + i * width, y - 0.05), width, 0.1, facecolor=colour, edgecolor="#333333"))
+        ax.add_patch(patches.Rectangle((left + i * width, y - 0.05), width, 0.1, facecolor=colour, edgecolor="#333333"))
         ax.text(left + (i + 0.5) * width, y, f"{value:g}", ha="center", va="center", fontsize=10)
     ax.text(x, y - 0.09, label, ha="center", va="center", fontsize=8, color="#555555")
     return x, y
 
 
 def _arrow(ax, start: tuple[float, float], end: tuple[float, float]) -> None:
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, linewidth=1.4, color="#444444"))
+    ax.add_patch(patches.FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, linewidth=1.4, color="#444444"))
 
 
 def shared_and_copied(values: Sequence[float] = (1.0, 2.0, 3.0), write: tuple[int, float] | None = None) -> Figure:

@@ -6,9 +6,12 @@ last expression of a cell, and a script can `savefig` it.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, Rectangle
+from typing import TYPE_CHECKING
+
+from course.pictures.lazy import patches, plt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 CHANNEL_COLOURS = ("#f3a49b", "#a5d6a7", "#9cc3ef")
 CHANNEL_NAMES = ("red", "green", "blue")
@@ -28,7 +31,7 @@ def _plane(ax, x0: float, y0: float, height: int, width: int, colour, *, mark=No
     for h in range(height):
         for w in range(width):
             face, lw = ("#ffd400", 2.2) if mark == (h, w) else (colour, 0.8)
-            ax.add_patch(Rectangle((x0 + w, y0 - h - 1), 1, 1, facecolor=face, edgecolor="black", lw=lw))
+            ax.add_patch(patches.Rectangle((x0 + w, y0 - h - 1), 1, 1, facecolor=face, edgecolor="black", lw=lw))
 
 
 def _stack(ax, x0: float, y0: float, channels: int, height: int, width: int, *, mark=None) -> None:
@@ -40,7 +43,7 @@ def _stack(ax, x0: float, y0: float, channels: int, height: int, width: int, *, 
 
 
 def _arrow(ax, start, end, text: str, *, text_at, ha: str = "center", colour: str = "black") -> None:
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, lw=1.4, color=colour))
+    ax.add_patch(patches.FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, lw=1.4, color=colour))
     ax.text(*text_at, text, ha=ha, va="center", fontsize=10, color=colour)
 
 
