@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import runpy
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,9 @@ def run_locally(course_dir: Path, lesson: str) -> list[tuple[str, str, str, floa
     rows = []
     for student in students(course_dir, lesson, base=source):
         nb = student.notebook
-        NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": str(course_dir)}}).execute()
+        client = NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
+                                resources={"metadata": {"path": str(course_dir)}})
+        client.execute(stderr=subprocess.DEVNULL)  # the kernel's start-up chatter; cell errors are in the outputs
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if not meta.get("grade"):

@@ -333,6 +333,9 @@ check_tensor(features_from_numpy(grid.T), torch.tensor([[0.0, 3.0], [1.0, 4.0], 
 check_tensor(features_from_numpy(np.arange(8.0)[::-2]), torch.tensor([7.0, 5.0, 3.0, 1.0]), what="features_from_numpy of a view with step -2")
 check_tensor(features_from_numpy(np.arange(4).reshape(1, 4)[::-1]), torch.tensor([[0.0, 1.0, 2.0, 3.0]]),
              what="features_from_numpy of a one-row array with its rows reversed (a negative stride on an axis of size 1)")
+check_tensor(features_from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-1]),
+             torch.tensor([[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]]),
+             what="features_from_numpy of a float32 array's flipped view (already float32, still a negative stride)")
 for dtype in (np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.float16, np.float32, np.float64):
     values = np.array([[0, 1], [2, 100]], dtype=dtype)
     check_tensor(features_from_numpy(values), torch.tensor([[0.0, 1.0], [2.0, 100.0]]), what=f"features_from_numpy of a {np.dtype(dtype).name} array")
@@ -681,7 +684,9 @@ check_split(np.array([[4.0], [1.0], [0.0]]), torch.zeros(3, 0), torch.tensor([4,
 check_split(np.zeros((0, 4)), torch.zeros(0, 3), torch.zeros(0, dtype=torch.int64), "features_and_labels of an empty (0, 4) table")
 check_split(np.array([[0.5, 1000.0], [-0.5, 12.0]]), torch.tensor([[0.5], [-0.5]]), torch.tensor([1000, 12]),
             "features_and_labels of a table with labels 1000 and 12")
-for bad, label in ((2.999, "2.999"), (0.25, "0.25"), (-1.5, "-1.5")):
+check_split(np.array([[1, 16777217], [2, 3]]), torch.tensor([[1.0], [2.0]]), torch.tensor([16777217, 3]),
+            "features_and_labels of an int64 table with label 16777217 (not exact in float32)")
+for bad, label in ((2.999, "2.999"), (0.25, "0.25"), (-1.5, "-1.5"), (2.0000001, "2.0000001")):
     table = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, bad]])
     check_raises(ValueError, features_and_labels, table, what=f"features_and_labels of a table whose last label is {label}")
 result, changed = call_watching_inputs(features_and_labels, rows[::-1])

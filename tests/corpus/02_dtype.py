@@ -126,6 +126,11 @@ ITEMS = {
             # float64
             "def features_from_numpy(arr):\n"
             "    return torch.tensor(arr.copy(), dtype=torch.float64)\n",
+            # np.require hands back a float32 array as it is, so a flipped float32 view still reaches from_numpy
+            "import numpy as np\n"
+            "\n"
+            "def features_from_numpy(arr):\n"
+            "    return torch.from_numpy(np.require(arr, dtype=np.float32))\n",
             # through Python lists: an empty (0, 4) array becomes (0,)
             "def features_from_numpy(arr):\n"
             "    return torch.tensor(arr.tolist(), dtype=torch.float32)\n",
@@ -235,6 +240,14 @@ ITEMS = {
             # features keep the table's dtype (float64)
             LABELS_CHECKED
             + "    return torch.from_numpy(table[:, :-1].copy()), torch.from_numpy(labels.astype(np.int64))\n",
+            # checks the labels after a cast to float32: 2.0000001 passes as whole, 16777217 comes back as 16777216
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    labels = table[:, -1].astype(np.float32)\n"
+            "    if np.any(labels != np.round(labels)):\n"
+            "        raise ValueError('labels must be whole numbers')\n"
+            "    return torch.from_numpy(table[:, :-1].astype(np.float32)), torch.from_numpy(labels.astype(np.int64))\n",
             # ascontiguousarray leaves a reversed single row with its negative stride
             "import numpy as np\n"
             "\n"
