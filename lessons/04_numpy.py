@@ -592,6 +592,7 @@ cases = {
     "an empty (0, 3) array": np.zeros((0, 3)),
     "a transposed (non-contiguous) view": np.arange(12.0).reshape(3, 4).T,
     "a negative-stride vector arr[::-1]": np.arange(5)[::-1],
+    "a float32 vector reversed, arr[::-1] (already float32, still a negative stride)": np.arange(5, dtype=np.float32)[::-1],
     "an image with its channels flipped, img[..., ::-1]": image[..., ::-1],
     "a (1, 4, 3) array reversed along its size-1 dimension, a[::-1]": np.arange(12.0).reshape(1, 4, 3)[::-1],
 }

@@ -726,7 +726,10 @@ print((torch.tensor([1.0, 2.0]) @ torch.tensor([3.0, 4.0])).item())
 # give them different size-1 dimensions: `a[:, None, :]` is `(N, 1, D)` and `b[None, :, :]` is
 # `(1, M, D)`, so their difference is `(N, M, D)`, every pair at once. (The squared distance can
 # also be written with `@`: `|a|² + |b|² - 2 a·b`. Rounding can then make it slightly negative when
-# two points coincide, so clamp it at 0 with `.clamp_min(0)` before taking a square root.)
+# two points coincide, so clamp it at 0 with `.clamp_min(0)` before taking a square root. Even
+# clamped, that form is less exact: for 50 float32 points about 40 from the origin, a point's distance
+# to itself can come out as 0.03 instead of 0. `torch.cdist` switches to it by itself for more than 25
+# points, unless you pass `compute_mode="donot_use_mm_for_euclid_dist"`.)
 
 # %%
 a = torch.tensor([[0.0, 0.0], [1.0, 1.0]], device=device)
@@ -886,7 +889,8 @@ for dev in test_devices():
     for label, p, t in cases:
         exact = ((p.detach().double().reshape(-1) - t.double().reshape(-1)) ** 2).mean()
         what = f"mean_squared_error of {label} on {dev}"
-        check_tensor(check_runs(mean_squared_error, p, t, what=what), exact.to(p.dtype), what=what, atol=1e-5)
+        check_tensor(check_runs(mean_squared_error, p, t, what=what), exact.to(p.dtype), what=what, atol=1e-5,
+                     requires_grad=True if p.requires_grad else None)  # a loss that backward() can run on
 ### END HIDDEN TESTS
 
 # %% [markdown]

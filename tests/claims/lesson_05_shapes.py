@@ -275,6 +275,25 @@ def _():
     assert squared.sqrt().isnan().any() and not squared.clamp_min(0).sqrt().isnan().any()
 
 
+@claim(LESSON, "Even clamped, that form is less exact: for 50 float32 points about 40 from the origin, a point's "
+               "distance to itself can come out as 0.03 instead of 0.")
+def _():
+    a = torch.randn(50, 16, generator=torch.Generator().manual_seed(0)) * 10
+    assert 25 < a.norm(dim=1).median().item() < 60
+    self_distance = ((a * a).sum(dim=1, keepdim=True) + (a * a).sum(dim=1) - 2 * a @ a.T).clamp_min(0).sqrt().diagonal()
+    assert self_distance.max().item() == pytest.approx(0.03, abs=0.005)
+    assert (a[:, None, :] - a[None, :, :]).pow(2).sum(dim=-1).sqrt().diagonal().max().item() == 0.0
+
+
+@claim(LESSON, "`torch.cdist` switches to it by itself for more than 25 points, unless you pass "
+               "`compute_mode=\"donot_use_mm_for_euclid_dist\"`.")
+def _():
+    a = torch.randn(50, 16, generator=torch.Generator().manual_seed(0)) * 10
+    assert torch.cdist(a[:25], a[:25]).diagonal().max().item() == 0.0
+    assert torch.cdist(a[:26], a[:26]).diagonal().max().item() > 1e-3
+    assert torch.cdist(a, a, compute_mode="donot_use_mm_for_euclid_dist").diagonal().max().item() == 0.0
+
+
 @claim(LESSON, "`(N, 1)` against `(N,)` gives `(N, N)`, every prediction minus every target. Nothing raises")
 def _():
     pred, target = torch.tensor([[2.0], [4.0], [6.0]]), torch.tensor([2.0, 4.0, 6.0])

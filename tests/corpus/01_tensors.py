@@ -360,3 +360,361 @@ ITEMS = {
         ],
     },
 }
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'tensor_rank': {
+        'right': [
+            '''def tensor_rank(t):
+    """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
+    return t.dim()
+''',
+            '''def tensor_rank(t):
+    """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
+    count = 0
+    for _ in t.shape:
+        count += 1
+    return count
+''',
+            '''import numpy as np
+
+def tensor_rank(t, as_int=True):
+    """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
+    return int(len(t.size())) if as_int else t.ndim
+''',
+            '''def tensor_rank(t):
+    return int(t.ndim)
+''',
+            '''import numpy as np
+
+def tensor_rank(t):
+    return int(np.ndim(t))
+''',
+        ],
+        'wrong': [
+            '''def tensor_rank(t):
+    return len(t.shape) - 1 if len(t.shape) > 2 else len(t.shape)
+''',
+        ],
+    },
+    'answer_rank_meaning': {
+        'right': [
+            '''# One upper-case letter as a string, for example "A".
+answer_rank_meaning = None
+answer_rank_meaning = "C"
+''',
+        ],
+    },
+    'describe': {
+        'right': [
+            '''def describe(t):
+    """A dict with exactly the keys "shape", "dtype", "device" and "requires_grad"."""
+    return {
+        "shape": tuple(t.shape),
+        "dtype": str(t.dtype).replace("torch.", ""),
+        "device": str(t.device),
+        "requires_grad": t.requires_grad,
+    }
+''',
+            '''def describe(t):
+    result = dict()
+    result["shape"] = tuple(int(s) for s in t.size())
+    result["dtype"] = str(t.dtype).split(".")[-1]
+    result["device"] = f"{t.device}"
+    result["requires_grad"] = bool(t.requires_grad)
+    return result
+''',
+            '''def describe(t, prefix="torch."):
+    # torch.Size is a tuple of ints, so it is kept as it is
+    return dict(
+        requires_grad=t.requires_grad,
+        device=str(t.device),
+        dtype=str(t.dtype).removeprefix(prefix),
+        shape=t.shape,
+    )
+''',
+            '''def describe(t):
+    dev = t.device
+    name = dev.type if dev.index is None else f"{dev.type}:{dev.index}"
+    return {"shape": tuple(t.shape), "dtype": repr(t.dtype)[len("torch."):], "device": name, "requires_grad": t.requires_grad}
+''',
+        ],
+        'wrong': [
+            '''def describe(t):
+    return {"shape": tuple(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "device": t.device, "requires_grad": t.requires_grad}
+''',
+        ],
+    },
+    'make_image_batch': {
+        'right': [
+            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+    """A float32 zero tensor of shape (batch_size, channels, height, width) on the CPU."""
+    for name, size in [("batch_size", batch_size), ("channels", channels), ("height", height), ("width", width)]:
+        if size < 1:
+            raise ValueError(f"{name} must be at least 1, got {size}")
+    return torch.zeros(batch_size, channels, height, width)
+''',
+            '''import torch
+
+def make_image_batch(batch_size, channels=3, height=224, width=224):
+    sizes = {"batch_size": batch_size, "channels": channels, "height": height, "width": width}
+    bad = [name for name, value in sizes.items() if value < 1]
+    if bad:
+        raise ValueError("sizes below 1: " + ", ".join(bad))
+    return torch.full((batch_size, channels, height, width), 0.0, dtype=torch.float32, device="cpu", requires_grad=False)
+''',
+            '''import numpy as np
+import torch
+
+def make_image_batch(batch_size, channels=3, height=224, width=224, dtype=torch.float32):
+    if batch_size < 1:
+        raise ValueError("batch_size below 1")
+    if channels < 1:
+        raise ValueError("channels below 1")
+    if height < 1:
+        raise ValueError("height below 1")
+    if width < 1:
+        raise ValueError("width below 1")
+    return torch.from_numpy(np.zeros((batch_size, channels, height, width), dtype=np.float32)).to(dtype)
+''',
+            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+    shape = (batch_size, channels, height, width)
+    if min(shape) < 1:
+        raise ValueError(f"every size must be at least 1, got {shape}")
+    return torch.empty(shape).zero_()
+''',
+            '''import torch
+
+def make_image_batch(batch_size, channels=3, height=224, width=224, *, device="cpu"):
+    for name, size in (("batch_size", batch_size), ("channels", channels), ("height", height), ("width", width)):
+        if not size >= 1:
+            raise ValueError(f"{name}={size} is below 1")
+    # channels_last memory layout, as used for fast convolutions; the shape is still (B, C, H, W)
+    return torch.zeros(batch_size, channels, height, width, device=device).contiguous(memory_format=torch.channels_last)
+''',
+        ],
+        'wrong': [
+            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+    if batch_size < 1:
+        raise ValueError("batch_size below 1")
+    return torch.zeros(batch_size, channels, height, width)
+''',
+            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+    if min(batch_size, channels, height, width) < 1:
+        raise ValueError("bad size")
+    return torch.zeros(batch_size, height, width, channels)
+''',
+            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+    if min(batch_size, channels, height, width) <= 1:
+        raise ValueError("bad size")
+    return torch.zeros(batch_size, channels, height, width)
+''',
+            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+    if min(batch_size, channels, height, width) < 1:
+        raise ValueError("bad size")
+    return torch.zeros(batch_size, channels, height, width, dtype=torch.float64)
+''',
+        ],
+    },
+    'answer_batch_shape': {
+        'right': [
+            '''import torch
+answer_batch_shape = torch.Size([32, 3, 224, 224])
+''',
+            '''import numpy as np
+answer_batch_shape = tuple(np.array([32, 3, 224, 224]))
+''',
+        ],
+        'wrong': [
+            '''answer_batch_shape = (3, 32, 224, 224)
+''',
+        ],
+    },
+    'pad_images': {
+        'right': [
+            '''def pad_images(images):
+    """Zero-pad 2-D images into a float32 (N, 1, H, W) batch, with a bool (N, H, W) mask of real pixels."""
+    if len(images) == 0:
+        raise ValueError("no images to pad")
+    H = max(img.shape[0] for img in images)
+    W = max(img.shape[1] for img in images)
+    dev = images[0].device
+    batch = torch.zeros(len(images), 1, H, W, dtype=torch.float32, device=dev)
+    mask = torch.zeros(len(images), H, W, dtype=torch.bool, device=dev)
+    for i, img in enumerate(images):
+        h, w = img.shape
+        batch[i, 0, :h, :w] = img
+        mask[i, :h, :w] = True
+    return batch, mask
+''',
+            '''import torch
+import torch.nn.functional as F
+
+def pad_images(images):
+    images = list(images)
+    if not images:
+        raise ValueError("pad_images needs at least one image")
+    H = max(int(im.size(0)) for im in images)
+    W = max(int(im.size(1)) for im in images)
+    batches, masks = [], []
+    for im in images:
+        h, w = im.shape
+        # F.pad takes (left, right, top, bottom) for the last two dimensions
+        batches.append(F.pad(im.to(torch.float32), (0, W - w, 0, H - h), value=0.0))
+        ones = torch.ones(h, w, dtype=torch.float32, device=im.device)
+        masks.append(F.pad(ones, (0, W - w, 0, H - h), value=0.0) > 0.5)
+    return torch.stack(batches).unsqueeze(1), torch.stack(masks)
+''',
+            '''def pad_images(images):
+    if len(images) < 1:
+        raise ValueError("empty list of images")
+    heights = [im.shape[0] for im in images]
+    widths = [im.shape[1] for im in images]
+    n, H, W = len(images), max(heights), max(widths)
+    first = images[0]
+    batch = first.new_zeros((n, 1, H, W), dtype=torch.float32)
+    rows = torch.arange(H, device=first.device)
+    cols = torch.arange(W, device=first.device)
+    hs = torch.tensor(heights, device=first.device)
+    ws = torch.tensor(widths, device=first.device)
+    mask = (rows[None, :, None] < hs[:, None, None]) & (cols[None, None, :] < ws[:, None, None])
+    for i, im in enumerate(images):
+        batch[i, 0, : heights[i], : widths[i]].copy_(im)
+    return [batch, mask]
+''',
+            '''def pad_images(images, pad_value=0.0):
+    if not images:
+        raise ValueError("no images")
+    H = max(im.shape[-2] for im in images)
+    W = max(im.shape[-1] for im in images)
+    out = []
+    real = []
+    for im in images:
+        canvas = torch.full((H, W), pad_value, dtype=torch.float32, device=im.device)
+        flag = torch.zeros((H, W), dtype=torch.bool, device=im.device)
+        canvas[: im.shape[0], : im.shape[1]] = im.float()
+        flag[: im.shape[0], : im.shape[1]] = True
+        out.append(canvas[None])
+        real.append(flag)
+    return torch.stack(out, dim=0), torch.stack(real, dim=0)
+''',
+            '''import torch
+import torch.nn.functional as F
+
+def pad_images(images):
+    if len(images) == 0:
+        raise ValueError("cannot pad an empty list")
+    H = max(im.shape[0] for im in images)
+    W = max(im.shape[1] for im in images)
+    padded = [F.pad(im, (0, W - im.shape[1], 0, H - im.shape[0])) for im in images]
+    masks = [F.pad(torch.ones_like(im, dtype=torch.bool), (0, W - im.shape[1], 0, H - im.shape[0])) for im in images]
+    return torch.stack(padded)[:, None].float(), torch.stack(masks)
+''',
+        ],
+        'wrong': [
+            '''def pad_images(images):
+    if not images:
+        raise ValueError("no images")
+    H = max(im.shape[0] for im in images)
+    W = max(im.shape[1] for im in images)
+    batch = torch.zeros(len(images), 1, H, W, device=images[0].device)
+    for i, im in enumerate(images):
+        batch[i, 0, : im.shape[0], : im.shape[1]] = im
+    return batch, batch[:, 0] != 0
+''',
+            '''def pad_images(images):
+    if not images:
+        raise ValueError("no images")
+    H = max(im.shape[0] for im in images)
+    W = max(im.shape[1] for im in images)
+    batch = torch.zeros(len(images), 1, H, W, dtype=images[0].dtype, device=images[0].device)
+    mask = torch.zeros(len(images), H, W, dtype=torch.bool, device=images[0].device)
+    for i, im in enumerate(images):
+        batch[i, 0, : im.shape[0], : im.shape[1]] = im
+        mask[i, : im.shape[0], : im.shape[1]] = True
+    return batch, mask
+''',
+            '''def pad_images(images):
+    if not images:
+        raise ValueError("no images")
+    H = max(im.shape[0] for im in images)
+    W = max(im.shape[0] for im in images)
+    W = max(W, max(im.shape[1] for im in images[:1]))
+    batch = torch.zeros(len(images), 1, H, W, device=images[0].device)
+    mask = torch.zeros(len(images), H, W, dtype=torch.bool, device=images[0].device)
+    for i, im in enumerate(images):
+        batch[i, 0, : im.shape[0], : im.shape[1]] = im
+        mask[i, : im.shape[0], : im.shape[1]] = True
+    return batch, mask
+''',
+            '''def pad_images(images):
+    if not images:
+        raise ValueError("no images")
+    H = max(im.shape[0] for im in images)
+    W = max(im.shape[1] for im in images)
+    batch = torch.zeros(len(images), 1, H, W)
+    mask = torch.zeros(len(images), H, W, dtype=torch.bool)
+    for i, im in enumerate(images):
+        batch[i, 0, : im.shape[0], : im.shape[1]] = im.cpu()
+        mask[i, : im.shape[0], : im.shape[1]] = True
+    return batch, mask
+''',
+        ],
+    },
+    'numpy_to_tensor_shape': {
+        'right': [
+            '''def numpy_to_tensor_shape(arr):
+    """Make a tensor from the NumPy array `arr` and return its shape as a tuple of ints."""
+    return tuple(torch.from_numpy(arr.copy()).shape)
+''',
+            '''import numpy as np
+import torch
+
+def numpy_to_tensor_shape(arr):
+    t = torch.tensor(np.copy(arr))
+    return t.shape
+''',
+            '''import numpy as np
+import torch
+
+def numpy_to_tensor_shape(arr):
+    # only copy when some stride is negative; other views are fine as they are
+    if any(s < 0 for s in arr.strides):
+        arr = arr.copy()
+    t = torch.as_tensor(arr)
+    return tuple(int(n) for n in t.size())
+''',
+            '''import numpy as np
+import torch
+
+def numpy_to_tensor_shape(arr):
+    t = torch.from_numpy(np.array(arr, copy=True, order="C"))
+    return torch.Size(t.shape)
+''',
+            '''import torch
+
+def numpy_to_tensor_shape(arr):
+    # flip the negative-stride axes in NumPy (a free view with positive strides),
+    # wrap without copying, then flip back in PyTorch (torch.flip copies)
+    axes = [i for i, s in enumerate(arr.strides) if s < 0]
+    view = arr
+    for ax in axes:
+        view = view.swapaxes(0, ax)[::-1].swapaxes(0, ax)
+    t = torch.from_numpy(view)
+    if axes:
+        t = torch.flip(t, dims=axes)
+    return tuple(t.shape)
+''',
+        ],
+        'wrong': [
+            '''import numpy as np
+def numpy_to_tensor_shape(arr):
+    return tuple(torch.from_numpy(np.ascontiguousarray(arr)).shape)
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)

@@ -338,3 +338,274 @@ ITEMS = {
         ],
     },
 }
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'answer_int_dtype': {
+        'right': [
+            '''# One upper-case letter as a string, for example "A".
+answer_int_dtype = None
+answer_int_dtype = "C"
+''',
+            '''answer_int_dtype = "C\\n"
+''',
+        ],
+    },
+    'answer_numpy_float_dtype': {
+        'right': [
+            '''answer_numpy_float_dtype = 'd'
+''',
+            '''answer_numpy_float_dtype = " D"
+''',
+        ],
+    },
+    'answer_linear_int_input': {
+        'right': [
+            '''answer_linear_int_input = "  A  "
+''',
+        ],
+        'wrong': [
+            '''answer_linear_int_input = "D"
+''',
+        ],
+    },
+    'to_float32': {
+        'right': [
+            '''def to_float32(t):
+    """A float32 tensor with `t`'s values, shape and device; `t` keeps its dtype."""
+    return t.float()
+''',
+            '''import torch
+
+def to_float32(t):
+    return t.to(dtype=torch.float32, copy=True)
+''',
+            '''import torch
+
+def to_float32(t, dtype=torch.float32):
+    out = torch.zeros_like(t, dtype=dtype)
+    out.copy_(t)
+    return out
+''',
+            '''import torch
+
+def to_float32(t):
+    return torch.as_tensor(t, dtype=torch.float32)
+''',
+        ],
+        'wrong': [
+            '''def to_float32(t):
+    return t.half()
+''',
+            '''def to_float32(t):
+    return t.cpu().float()
+''',
+        ],
+    },
+    'features_from_numpy': {
+        'right': [
+            '''def features_from_numpy(arr):
+    """A float32 tensor with the values and shape of the NumPy array `arr`."""
+    return torch.from_numpy(arr.copy()).float()
+''',
+            '''import numpy as np
+import torch
+
+def features_from_numpy(arr):
+    return torch.from_numpy(arr.astype(np.float32))
+''',
+            '''import numpy as np
+import torch
+
+def features_from_numpy(arr, dtype=torch.float32):
+    return torch.tensor(np.array(arr, dtype=np.float64), dtype=dtype)
+''',
+            '''import numpy as np
+import torch
+
+def features_from_numpy(arr):
+    if any(s < 0 for s in arr.strides):
+        arr = np.copy(arr)
+    return torch.as_tensor(arr).to(torch.float32)
+''',
+            '''import numpy as np
+import torch
+
+def features_from_numpy(arr):
+    return torch.from_numpy(np.array(arr, dtype=np.float32, copy=True))
+''',
+        ],
+        'wrong': [
+            '''def features_from_numpy(arr):
+    return torch.from_numpy(arr).float()
+''',
+            '''def features_from_numpy(arr):
+    return torch.tensor(arr.copy())
+''',
+            '''import numpy as np
+def features_from_numpy(arr):
+    return torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))
+''',
+            '''import numpy as np
+def features_from_numpy(arr):
+    return torch.from_numpy(np.require(arr, dtype=np.float32))
+''',
+        ],
+    },
+    'abs_pixel_difference': {
+        'right': [
+            '''def abs_pixel_difference(a, b):
+    """|a - b| per pixel for two uint8 tensors of one shape, as uint8, without wrap-around."""
+    return (a.to(torch.int16) - b.to(torch.int16)).abs().to(torch.uint8)
+''',
+            '''import torch
+
+def abs_pixel_difference(a, b):
+    # larger minus smaller never wraps around in uint8
+    return torch.maximum(a, b) - torch.minimum(a, b)
+''',
+            '''import torch
+
+def abs_pixel_difference(a, b):
+    return torch.where(a >= b, a - b, b - a)
+''',
+            '''def abs_pixel_difference(a, b, work_dtype=torch.float32):
+    return torch.abs(a.to(work_dtype) - b.to(work_dtype)).byte()
+''',
+        ],
+        'wrong': [
+            '''def abs_pixel_difference(a, b):
+    return (a - b).abs()
+''',
+            '''def abs_pixel_difference(a, b):
+    return (a.int() - b.int()).to(torch.uint8)
+''',
+        ],
+    },
+    'mean_of_ints': {
+        'right': [
+            '''def mean_of_ints(t):
+    """The mean of all of `t`'s elements as a float32 0-d tensor, for int, bool and float tensors."""
+    return t.float().mean()
+''',
+            '''import torch
+
+def mean_of_ints(t):
+    return torch.mean(t.to(torch.float32))
+''',
+            '''import torch
+
+def mean_of_ints(t):
+    # accumulate in float64 for large ints, then come back to float32
+    return (t.double().sum() / t.numel()).float()
+''',
+            '''def mean_of_ints(t):
+    return t.to(torch.float64).mean().to(torch.float32).reshape(())
+''',
+            '''import torch
+
+def mean_of_ints(t):
+    return torch.mean(t, dtype=torch.float32)
+''',
+            '''import torch
+
+def mean_of_ints(t):
+    total = t.to(torch.float32).sum()
+    return total / max(t.numel(), 1) if t.numel() else total / 0
+''',
+        ],
+        'wrong': [
+            '''def mean_of_ints(t):
+    return t.float().mean().item()
+''',
+        ],
+    },
+    'features_and_labels': {
+        'right': [
+            '''def features_and_labels(table):
+    """(float32 features (N, D), int64 labels (N,)) from a table whose last column holds class labels."""
+    labels = table[:, -1]
+    if not np.all(labels == np.round(labels)):
+        raise ValueError("the last column holds labels that are not whole numbers")
+    features = torch.from_numpy(table[:, :-1].astype(np.float32))
+    return features, torch.from_numpy(labels.astype(np.int64))
+''',
+            '''import torch
+
+def features_and_labels(table):
+    t = torch.from_numpy(table.copy())
+    last = t[:, -1]
+    if t.is_floating_point() and bool((last != torch.round(last)).any()):
+        raise ValueError("labels must be whole numbers")
+    return t[:, :-1].to(torch.float32), last.to(torch.int64)
+''',
+            '''import numpy as np
+import torch
+
+def features_and_labels(table):
+    D = table.shape[1] - 1
+    labels = []
+    for value in table[:, D].tolist():
+        if not float(value).is_integer():
+            raise ValueError(f"label {value} is not a whole number")
+        labels.append(int(value))
+    features = torch.tensor(np.array(table[:, :D], dtype=np.float32))
+    return [features, torch.tensor(labels, dtype=torch.int64).reshape(len(labels))]
+''',
+            '''import numpy as np
+import torch
+
+def features_and_labels(table):
+    table = np.asarray(table)
+    col = table[:, -1].astype(np.float64)
+    if np.any(np.mod(col, 1) != 0):
+        raise ValueError("non-integer label")
+    x = torch.tensor(table[:, :-1].copy(), dtype=torch.float32)
+    y = torch.tensor(table[:, -1].copy()).long()
+    return x, y
+''',
+            '''import numpy as np
+import torch
+
+def features_and_labels(table):
+    labels = table[:, -1].astype(np.int64)
+    if np.any(labels != table[:, -1]):
+        raise ValueError("labels must be whole numbers")
+    features = np.empty((table.shape[0], table.shape[1] - 1), dtype=np.float32)
+    features[...] = table[:, :-1]
+    return (torch.from_numpy(features), torch.from_numpy(labels))
+''',
+        ],
+        'wrong': [
+            '''def features_and_labels(table):
+    labels = table[:, -1]
+    if not np.all(labels == np.round(labels)):
+        raise ValueError("not whole")
+    return torch.from_numpy(table[:, :-1]).float(), torch.from_numpy(labels).long()
+''',
+            '''def features_and_labels(table):
+    labels = table[:, -1]
+    if not np.all(labels == np.round(labels)):
+        raise ValueError("not whole")
+    return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.tensor(labels.copy(), dtype=torch.float32)
+''',
+            '''def features_and_labels(table):
+    labels = table[:, -1].astype(np.float32)
+    if not np.all(labels == np.round(labels)):
+        raise ValueError("not whole")
+    return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.from_numpy(labels.astype(np.int64))
+''',
+            '''def features_and_labels(table):
+    labels = table[:, -1]
+    if not np.all(labels == np.round(labels)):
+        raise ValueError("not whole")
+    table[:, -1] = 0
+    return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.tensor(labels.copy()).long()
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)

@@ -346,3 +346,360 @@ ITEMS = {
         ],
     },
 }
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'answer_default_device': {
+        'right': [
+            '''answer_default_device = " A "
+''',
+        ],
+        'wrong': [
+            '''answer_default_device = "C"
+''',
+        ],
+    },
+    'answer_to_returns_new': {
+        'right': [
+            '''answer_to_returns_new = 'B '
+''',
+        ],
+    },
+    'answer_device_mismatch': {
+        'right': [
+            '''answer_device_mismatch = " b"
+''',
+            '''answer_device_mismatch = str('B')
+''',
+        ],
+    },
+    'pick_device': {
+        'right': [
+            '''import torch
+def pick_device():
+    """The device this machine should compute on: the GPU when CUDA is available, else the CPU."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+''',
+            '''import torch
+def pick_device():
+    """The device this machine should compute on: the GPU when CUDA is available, else the CPU."""
+    if torch.cuda.is_available():
+        return torch.device("cuda", 0)
+    return torch.device("cpu")
+''',
+            '''import torch
+def pick_device(prefer_gpu=True):
+    """The device this machine should compute on: the GPU when CUDA is available, else the CPU."""
+    name = "cpu"
+    if prefer_gpu and torch.cuda.is_available() and torch.cuda.device_count() > 0:
+        name = "cuda:0"
+    return torch.device(name)
+''',
+        ],
+        'wrong': [
+            '''import torch
+def pick_device():
+    return "cuda" if torch.cuda.is_available() else "cpu"
+''',
+            '''import torch
+def pick_device():
+    return torch.device("cuda" if torch.cuda.is_available else "cpu")
+''',
+        ],
+    },
+    'move_batch': {
+        'right': [
+            '''import torch
+def move_batch(batch, device):
+    """`batch` with every tensor moved to `device`, the containers rebuilt with the same types."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return {k: move_batch(v, device) for k, v in batch.items()}
+    if isinstance(batch, list):
+        return [move_batch(v, device) for v in batch]
+    if isinstance(batch, tuple):
+        return tuple(move_batch(v, device) for v in batch)
+    return batch
+''',
+            '''import torch
+from torch.utils._pytree import tree_map
+def move_batch(batch, device):
+    """`batch` with every tensor moved to `device`, the containers rebuilt with the same types."""
+    return tree_map(lambda v: v.to(device) if torch.is_tensor(v) else v, batch)
+''',
+            '''import torch
+def move_batch(batch, device, non_blocking=False):
+    """`batch` with every tensor moved to `device`, the containers rebuilt with the same types."""
+    device = torch.device(device)
+    if torch.is_tensor(batch):
+        return batch.to(device=device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        out = type(batch)()
+        for key in batch:
+            out[key] = move_batch(batch[key], device, non_blocking)
+        return out
+    if isinstance(batch, (list, tuple)):
+        items = []
+        for v in batch:
+            items.append(move_batch(v, device, non_blocking))
+        return type(batch)(items)
+    return batch
+''',
+        ],
+        'wrong': [
+            '''import torch
+def move_batch(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        for k in batch:
+            batch[k] = move_batch(batch[k], device)
+        return batch
+    if isinstance(batch, list):
+        for i in range(len(batch)):
+            batch[i] = move_batch(batch[i], device)
+        return batch
+    if isinstance(batch, tuple):
+        return tuple(move_batch(v, device) for v in batch)
+    return batch
+''',
+            '''import torch
+def move_batch(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return {k: move_batch(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return [move_batch(v, device) for v in batch]
+    return batch
+''',
+            '''import torch
+def move_batch(batch, device):
+    if isinstance(batch, dict):
+        return {k: move_batch(v, device) for k, v in batch.items()}
+    if isinstance(batch, list):
+        return [move_batch(v, device) for v in batch]
+    if isinstance(batch, tuple):
+        return tuple(move_batch(v, device) for v in batch)
+    return torch.as_tensor(batch).to(device) if isinstance(batch, (int, float, torch.Tensor)) else batch
+''',
+        ],
+    },
+    'same_device': {
+        'right': [
+            '''def same_device(*tensors):
+    """True when every tensor given lives on one device (also for zero or one tensor)."""
+    return len({t.device for t in tensors}) <= 1
+''',
+            '''def same_device(*tensors):
+    """True when every tensor given lives on one device (also for zero or one tensor)."""
+    for t in tensors[1:]:
+        if t.device != tensors[0].device:
+            return False
+    return True
+''',
+            '''def same_device(*tensors):
+    """True when every tensor given lives on one device (also for zero or one tensor)."""
+    names = [str(t.device) for t in tensors]
+    return all(n == names[0] for n in names)
+''',
+        ],
+        'wrong': [
+            '''def same_device(*tensors):
+    return len({t.device for t in tensors}) == 1
+''',
+            '''def same_device(*tensors):
+    if len(tensors) < 2:
+        return True
+    return tensors[0].device == tensors[1].device
+''',
+        ],
+    },
+    'add_on_device': {
+        'right': [
+            '''def add_on_device(a, b):
+    """`a + b` computed on `a`'s device, `b` copied there first when it lives elsewhere."""
+    return a + b.to(a.device)
+''',
+            '''import torch
+def add_on_device(a, b):
+    """`a + b` computed on `a`'s device, `b` copied there first when it lives elsewhere."""
+    if b.device != a.device:
+        b = b.to(a.device)
+    return torch.add(a, b)
+''',
+            '''def add_on_device(a, b):
+    """`a + b` computed on `a`'s device, `b` copied there first when it lives elsewhere."""
+    return a.add(b.to(device=a.device))
+''',
+        ],
+    },
+    'find_misplaced': {
+        'right': [
+            '''import torch
+def find_misplaced(batch, device):
+    """The paths (tuples of keys and indices) of the tensors in `batch` that are not on `device`."""
+    device = torch.device(device)
+    found = []
+    def walk(node, path):
+        if isinstance(node, torch.Tensor):
+            if node.device != device:
+                found.append(path)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, path + (k,))
+        elif isinstance(node, (list, tuple)):
+            for i, v in enumerate(node):
+                walk(v, path + (i,))
+    walk(batch, ())
+    return found
+''',
+            '''import torch
+def find_misplaced(batch, device):
+    """The paths (tuples of keys and indices) of the tensors in `batch` that are not on `device`."""
+    target = str(torch.device(device))
+    stack = [((), batch)]
+    out = []
+    while stack:
+        path, node = stack.pop()
+        if torch.is_tensor(node):
+            if str(node.device) != target:
+                out.append(path)
+        elif isinstance(node, dict):
+            stack.extend((path + (k,), v) for k, v in node.items())
+        elif isinstance(node, (list, tuple)):
+            stack.extend((path + (i,), v) for i, v in enumerate(node))
+    return out
+''',
+            '''import torch
+def find_misplaced(batch, device, _path=None):
+    """The paths (tuples of keys and indices) of the tensors in `batch` that are not on `device`."""
+    path = [] if _path is None else _path
+    if isinstance(batch, torch.Tensor):
+        return [list(path)] if batch.device != torch.device(device) else []
+    result = []
+    if isinstance(batch, dict):
+        pairs = list(batch.items())
+    elif isinstance(batch, (list, tuple)):
+        pairs = list(enumerate(batch))
+    else:
+        pairs = []
+    for key, value in pairs:
+        result += find_misplaced(value, device, path + [key])
+    return result
+''',
+        ],
+        'wrong': [
+            '''import torch
+def find_misplaced(batch, device):
+    device = torch.device(device)
+    found = []
+    def walk(node, path):
+        if isinstance(node, torch.Tensor):
+            if node.device != device:
+                found.append(path)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, path + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, path + (i,))
+    walk(batch, ())
+    return found
+''',
+            '''import torch
+def find_misplaced(batch, device):
+    device = torch.device(device)
+    found = []
+    def walk(node, path):
+        if isinstance(node, torch.Tensor):
+            if node.device != device:
+                found.append(path)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, path + (k,))
+        elif isinstance(node, (list, tuple)):
+            for i, v in enumerate(node):
+                walk(v, path + (i,))
+    if isinstance(batch, torch.Tensor):
+        return [] if batch.device == device else [("",)]
+    walk(batch, ())
+    return found
+''',
+            '''import torch
+def find_misplaced(batch, device):
+    found = []
+    def walk(node, path):
+        if isinstance(node, torch.Tensor):
+            if str(node.device) != device:
+                found.append(path)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, path + (k,))
+        elif isinstance(node, (list, tuple)):
+            for i, v in enumerate(node):
+                walk(v, path + (i,))
+    walk(batch, ())
+    return found
+''',
+        ],
+    },
+    'linear_on_param_device': {
+        'right': [
+            '''def linear_on_param_device(params, x):
+    """`x @ weight.T + bias` for a linear layer's state dict, computed on the weight's device."""
+    weight = params["weight"]
+    out = x.to(weight.device) @ weight.T
+    if "bias" in params:
+        out = out + params["bias"]
+    return out
+''',
+            '''import torch.nn.functional as F
+def linear_on_param_device(params, x):
+    """`x @ weight.T + bias` for a linear layer's state dict, computed on the weight's device."""
+    w = params["weight"]
+    return F.linear(x.to(w.device), w, params.get("bias"))
+''',
+            '''import torch
+def linear_on_param_device(params, x):
+    """`x @ weight.T + bias` for a linear layer's state dict, computed on the weight's device."""
+    w = params["weight"]
+    xs = x.to(device=w.device)
+    bias = params.get("bias", None)
+    if bias is None:
+        return torch.einsum("ni,oi->no", xs, w)
+    return torch.addmm(bias, xs, w.t())
+''',
+            '''import torch
+from torch import nn
+def linear_on_param_device(params, x):
+    """`x @ weight.T + bias` for a linear layer's state dict, computed on the weight's device."""
+    w = params["weight"]
+    layer = nn.Linear(w.shape[1], w.shape[0], bias="bias" in params, device=w.device, dtype=w.dtype)
+    layer.load_state_dict(params, assign=True)
+    return layer(x.to(w.device))
+''',
+        ],
+        'wrong': [
+            '''def linear_on_param_device(params, x):
+    w = params["weight"].to(x.device)
+    out = x @ w.T
+    if "bias" in params:
+        out = out + params["bias"].to(x.device)
+    return out
+''',
+            '''def linear_on_param_device(params, x):
+    w = params["weight"]
+    out = x.to(w.device) @ w.T
+    if "bias" in params:
+        out = out + params["bias"].to(w.device)
+    return out
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)

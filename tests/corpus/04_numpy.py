@@ -289,3 +289,265 @@ ITEMS = {
 ITEMS["answer_shared_after_mutation"]["right"] += ['answer_shared_after_mutation = "ABCD"[1]\n']
 ITEMS["answer_tensor_copies"]["right"] += ['answer_tensor_copies = "b"\n', 'answer_tensor_copies = "\\tB\\n"\n']
 ITEMS["answer_cuda_numpy"]["right"] += ['answer_cuda_numpy = chr(ord("A") + 1)\n']
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'answer_shared_after_mutation': {
+        'right': [
+            '''answer_shared_after_mutation = "b"
+''',
+            '''answer_shared_after_mutation = "  B\\n"
+''',
+        ],
+    },
+    'answer_tensor_copies': {
+        'right': [
+            '''answer_tensor_copies = 'b'
+''',
+            '''answer_tensor_copies = " B"
+''',
+        ],
+    },
+    'answer_cuda_numpy': {
+        'right': [
+            '''answer_cuda_numpy = "b "
+''',
+            '''answer_cuda_numpy = "ABCD"[1]
+''',
+        ],
+    },
+    'numpy_to_tensor_shared': {
+        'right': [
+            '''import torch
+def numpy_to_tensor_shared(arr):
+    """A tensor over `arr`'s own memory, so that changes to either show in both."""
+    return torch.from_numpy(arr)
+''',
+            '''import torch
+def numpy_to_tensor_shared(arr):
+    """A tensor over `arr`'s own memory, so that changes to either show in both."""
+    return torch.as_tensor(arr)
+''',
+            '''import torch
+def numpy_to_tensor_shared(arr):
+    """A tensor over `arr`'s own memory, so that changes to either show in both."""
+    return torch.from_dlpack(arr)
+''',
+        ],
+        'wrong': [
+            '''import torch
+def numpy_to_tensor_shared(arr):
+    return torch.tensor(arr)
+''',
+            '''import torch
+def numpy_to_tensor_shared(arr):
+    return torch.asarray(arr)
+''',
+        ],
+    },
+    'numpy_to_tensor_copy': {
+        'right': [
+            '''import torch
+def numpy_to_tensor_copy(arr):
+    """A tensor with `arr`'s values in memory of its own, so later changes to `arr` do not reach it."""
+    return torch.from_numpy(arr.copy())
+''',
+            '''import numpy as np
+import torch
+def numpy_to_tensor_copy(arr):
+    """A tensor with `arr`'s values in memory of its own, so later changes to `arr` do not reach it."""
+    return torch.tensor(np.array(arr, copy=True))
+''',
+            '''import numpy as np
+import torch
+def numpy_to_tensor_copy(arr):
+    """A tensor with `arr`'s values in memory of its own, so later changes to `arr` do not reach it."""
+    dtype = torch.from_numpy(np.empty(0, dtype=arr.dtype)).dtype
+    return torch.tensor(arr.tolist(), dtype=dtype).reshape(arr.shape)
+''',
+        ],
+        'wrong': [
+            '''import torch
+def numpy_to_tensor_copy(arr):
+    return torch.from_numpy(arr)
+''',
+            '''import numpy as np
+import torch
+def numpy_to_tensor_copy(arr):
+    return torch.tensor(np.ascontiguousarray(arr))
+''',
+            '''import torch
+def numpy_to_tensor_copy(arr):
+    return torch.tensor(arr)
+''',
+        ],
+    },
+    'tensor_to_numpy': {
+        'right': [
+            '''def tensor_to_numpy(t):
+    """`t` as a NumPy array: off the graph and in CPU memory first, because NumPy knows neither."""
+    return t.detach().cpu().numpy()
+''',
+            '''def tensor_to_numpy(t):
+    """`t` as a NumPy array: off the graph and in CPU memory first, because NumPy knows neither."""
+    return t.numpy(force=True)
+''',
+            '''import numpy as np
+import torch
+def tensor_to_numpy(t, copy=True):
+    """`t` as a NumPy array: off the graph and in CPU memory first, because NumPy knows neither."""
+    with torch.no_grad():
+        out = t.to("cpu").numpy()
+    return np.array(out, copy=True) if copy else out
+''',
+        ],
+        'wrong': [
+            '''def tensor_to_numpy(t):
+    t.requires_grad_(False)
+    return t.cpu().numpy()
+''',
+        ],
+    },
+    'to_model_input': {
+        'right': [
+            '''import numpy as np
+import torch
+def to_model_input(arr, device):
+    """`arr` as the float32 tensor on `device` that a model's layers expect."""
+    return torch.tensor(arr.astype(np.float32), device=device)
+''',
+            '''import torch
+def to_model_input(arr, device):
+    """`arr` as the float32 tensor on `device` that a model's layers expect."""
+    return torch.from_numpy(arr.copy()).float().to(device)
+''',
+            '''import numpy as np
+import torch
+def to_model_input(arr, device):
+    """`arr` as the float32 tensor on `device` that a model's layers expect."""
+    out = torch.empty(arr.shape, dtype=torch.float32, device=device)
+    out.copy_(torch.from_numpy(np.array(arr, dtype=np.float32, copy=True)))
+    return out
+''',
+            '''import torch
+def to_model_input(arr, device):
+    """`arr` as the float32 tensor on `device` that a model's layers expect."""
+    return torch.tensor(arr.tolist(), dtype=torch.float32, device=device).reshape(arr.shape)
+''',
+        ],
+        'wrong': [
+            '''import numpy as np
+import torch
+def to_model_input(arr, device):
+    return torch.from_numpy(np.asarray(arr, dtype=np.float32)).to(device)
+''',
+            '''import torch
+def to_model_input(arr, device):
+    return torch.from_numpy(arr).float().to(device)
+''',
+            '''import numpy as np
+import torch
+def to_model_input(arr, device):
+    return torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float32)).to(device)
+''',
+        ],
+    },
+    'images_to_batch': {
+        'right': [
+            '''import torch
+def images_to_batch(images, device):
+    """uint8 images (N, H, W, C), 0 to 255, as a float32 batch (N, C, H, W) in [0, 1] on `device`."""
+    return torch.from_numpy(images.copy()).float().div(255).permute(0, 3, 1, 2).to(device)
+''',
+            '''import numpy as np
+import torch
+def images_to_batch(images, device):
+    """uint8 images (N, H, W, C), 0 to 255, as a float32 batch (N, C, H, W) in [0, 1] on `device`."""
+    arr = images.astype(np.float32).transpose(0, 3, 1, 2) / 255
+    return torch.from_numpy(arr).to(torch.device(device))
+''',
+            '''import torch
+def images_to_batch(images, device):
+    """uint8 images (N, H, W, C), 0 to 255, as a float32 batch (N, C, H, W) in [0, 1] on `device`."""
+    t = torch.tensor(images.copy(), device=device)
+    planes = [t[..., c].to(torch.float32) / 255.0 for c in range(images.shape[-1])]
+    return torch.stack(planes, dim=1).contiguous()
+''',
+            '''import torch
+def images_to_batch(images, device):
+    """uint8 images (N, H, W, C), 0 to 255, as a float32 batch (N, C, H, W) in [0, 1] on `device`."""
+    x = torch.from_numpy(images.copy()).to(device).movedim(-1, 1)
+    return x.float() * (1.0 / 255.0)
+''',
+            '''import numpy as np
+import torch
+def images_to_batch(images, device):
+    """uint8 images (N, H, W, C), 0 to 255, as a float32 batch (N, C, H, W) in [0, 1] on `device`."""
+    chw = np.array(images.transpose(0, 3, 1, 2), copy=True)
+    return torch.as_tensor(chw, device=device).float() / 255
+''',
+        ],
+        'wrong': [
+            '''import torch
+def images_to_batch(images, device):
+    n, h, w, c = images.shape
+    return torch.from_numpy(images.copy()).float().div(255).reshape(n, c, h, w).to(device)
+''',
+            '''import numpy as np
+import torch
+def images_to_batch(images, device):
+    return torch.from_numpy(np.ascontiguousarray(images)).float().div(255).permute(0, 3, 1, 2).to(device)
+''',
+            '''import torch
+def images_to_batch(images, device):
+    return torch.from_numpy(images / 255.0).permute(0, 3, 1, 2).to(device)
+''',
+        ],
+    },
+    'batch_for_plotting': {
+        'right': [
+            '''def batch_for_plotting(x):
+    """A (N, C, H, W) float tensor as the float32 NumPy array (N, H, W, C), clipped to [0, 1], for imshow."""
+    return x.detach().cpu().float().permute(0, 2, 3, 1).clamp(0, 1).numpy()
+''',
+            '''import numpy as np
+import torch
+def batch_for_plotting(x):
+    """A (N, C, H, W) float tensor as the float32 NumPy array (N, H, W, C), clipped to [0, 1], for imshow."""
+    arr = x.detach().to("cpu", torch.float32).numpy()
+    return np.clip(arr.transpose(0, 2, 3, 1), 0.0, 1.0)
+''',
+            '''import torch
+def batch_for_plotting(x):
+    """A (N, C, H, W) float tensor as the float32 NumPy array (N, H, W, C), clipped to [0, 1], for imshow."""
+    with torch.no_grad():
+        y = torch.clip(x.float(), min=0.0, max=1.0).movedim(1, -1).contiguous()
+    return y.numpy(force=True).copy()
+''',
+            '''import numpy as np
+import torch
+def batch_for_plotting(x):
+    """A (N, C, H, W) float tensor as the float32 NumPy array (N, H, W, C), clipped to [0, 1], for imshow."""
+    y = x.detach().clamp(0, 1).to(device="cpu", dtype=torch.float32)
+    return np.ascontiguousarray(y.permute(0, 2, 3, 1).numpy())
+''',
+        ],
+        'wrong': [
+            '''def batch_for_plotting(x):
+    n, c, h, w = x.shape
+    return x.detach().cpu().float().reshape(n, h, w, c).clamp(0, 1).numpy()
+''',
+            '''def batch_for_plotting(x):
+    return x.detach().cpu().float().permute(0, 2, 3, 1).clamp_(0, 1).numpy()
+''',
+            '''import numpy as np
+def batch_for_plotting(x):
+    return x.detach().cpu().permute(0, 2, 3, 1).clamp(0, 1).numpy().astype(np.float32)
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)

@@ -420,3 +420,341 @@ answer_view_after_transpose = "c"''',
 
 # One more way to write the same letter: spaces around it.
 ITEMS["answer_view_after_transpose"]["right"] += ['answer_view_after_transpose = "  C\\n"\n']
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'flatten_images': {
+        'right': [
+            '''def flatten_images(x):
+    """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
+    return x.flatten(1)
+''',
+            '''def flatten_images(x):
+    """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
+    b, c, h, w = x.shape
+    return x.reshape(b, c * h * w)
+''',
+            '''import torch
+def flatten_images(x):
+    """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
+    b, c, h, w = x.shape
+    return x.contiguous().view(b, c * h * w).clone()
+''',
+        ],
+        'wrong': [
+            '''def flatten_images(x):
+    return x.view(x.shape[0], -1)
+''',
+            '''def flatten_images(x):
+    return x.permute(0, 2, 3, 1).reshape(x.shape[0], -1)
+''',
+            '''def flatten_images(x):
+    return x.reshape(x.shape[0], -1)
+''',
+        ],
+    },
+    'answer_view_after_transpose': {
+        'right': [
+            '''answer_view_after_transpose = "C"
+''',
+            '''answer_view_after_transpose = "c"
+''',
+            '''answer_view_after_transpose = " C "
+''',
+        ],
+        'wrong': [
+            '''answer_view_after_transpose = "A"
+''',
+            '''answer_view_after_transpose = "D"
+''',
+        ],
+    },
+    'answer_broadcast_shape': {
+        'right': [
+            '''answer_broadcast_shape = (3, 4)
+''',
+            '''answer_broadcast_shape = [3, 4]
+''',
+            '''import torch
+answer_broadcast_shape = torch.Size([3, 4])
+''',
+            '''import numpy as np
+answer_broadcast_shape = (np.int64(3), np.int64(4))
+''',
+            '''import torch
+answer_broadcast_shape = tuple((torch.zeros(3, 1) + torch.zeros(1, 4)).shape)
+''',
+        ],
+        'wrong': [
+            '''answer_broadcast_shape = (4, 3)
+''',
+            '''answer_broadcast_shape = (3, 1, 4)
+''',
+            '''answer_broadcast_shape = (3.0, 4.0)
+''',
+        ],
+    },
+    'to_channels_last': {
+        'right': [
+            '''def to_channels_last(x):
+    """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
+    return x.permute(0, 2, 3, 1)
+''',
+            '''import torch
+def to_channels_last(x):
+    """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
+    return torch.movedim(x, 1, -1).contiguous()
+''',
+            '''def to_channels_last(x):
+    """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
+    return x.transpose(1, 3).transpose(1, 2).clone()
+''',
+        ],
+        'wrong': [
+            '''def to_channels_last(x):
+    b, c, h, w = x.shape
+    return x.reshape(b, h, w, c)
+''',
+            '''def to_channels_last(x):
+    return x.permute(0, 3, 2, 1)
+''',
+        ],
+    },
+    'image_patches': {
+        'right': [
+            '''def image_patches(x, p):
+    """(B, C, H, W) to (B, (H//p)*(W//p), C*p*p): each image's p x p patches, row by row, each flattened."""
+    B, C, H, W = x.shape
+    split = x.reshape(B, C, H // p, p, W // p, p)
+    moved = split.permute(0, 2, 4, 1, 3, 5)
+    return moved.reshape(B, (H // p) * (W // p), C * p * p)
+''',
+            '''import torch.nn.functional as F
+def image_patches(x, p):
+    """(B, C, H, W) to (B, (H//p)*(W//p), C*p*p): each image's p x p patches, row by row, each flattened."""
+    return F.unfold(x, kernel_size=p, stride=p).transpose(1, 2)
+''',
+            '''import torch
+def image_patches(x, p):
+    """(B, C, H, W) to (B, (H//p)*(W//p), C*p*p): each image's p x p patches, row by row, each flattened."""
+    B, C, H, W = x.shape
+    rows = []
+    for i in range(H // p):
+        for j in range(W // p):
+            block = x[:, :, i * p:(i + 1) * p, j * p:(j + 1) * p]
+            rows.append(block.reshape(B, C * p * p))
+    return torch.stack(rows, dim=1)
+''',
+            '''def image_patches(x, p):
+    """(B, C, H, W) to (B, (H//p)*(W//p), C*p*p): each image's p x p patches, row by row, each flattened."""
+    B, C, H, W = x.shape
+    t = x.unfold(2, p, p).unfold(3, p, p)          # (B, C, H//p, W//p, p, p)
+    t = t.permute(0, 2, 3, 1, 4, 5)
+    return t.reshape(B, (H // p) * (W // p), C * p * p).contiguous()
+''',
+            '''import torch.nn.functional as F
+def image_patches(x, p):
+    """(B, C, H, W) to (B, (H//p)*(W//p), C*p*p): each image's p x p patches, row by row, each flattened."""
+    B, C, H, W = x.shape
+    # pixel_unshuffle returns an empty batch unchanged in shape, so give the shape explicitly.
+    return F.pixel_unshuffle(x, p).reshape(B, C * p * p, (H // p) * (W // p)).transpose(1, 2)
+''',
+        ],
+        'wrong': [
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    split = x.reshape(B, C, H // p, p, W // p, p)
+    moved = split.permute(0, 2, 4, 3, 5, 1)
+    return moved.reshape(B, (H // p) * (W // p), C * p * p)
+''',
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    split = x.reshape(B, C, H // p, p, W // p, p)
+    moved = split.permute(0, 4, 2, 1, 3, 5)
+    return moved.reshape(B, (H // p) * (W // p), C * p * p)
+''',
+            '''def image_patches(x, p):
+    B, C, H, W = x.shape
+    split = x.reshape(B, C, H // p, p, W // p, p)
+    moved = split.permute(0, 2, 4, 1, 3, 5)
+    return moved.reshape(B, -1, C * p * p)
+''',
+        ],
+    },
+    'center_rows': {
+        'right': [
+            '''def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    return x - x.mean(dim=1, keepdim=True)
+''',
+            '''import torch
+def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    return torch.sub(x, x.mean(-1).unsqueeze(-1))
+''',
+            '''def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    out = x.clone()
+    out -= x.sum(dim=1, keepdim=True) / x.shape[1]
+    return out
+''',
+        ],
+        'wrong': [
+            '''def center_rows(x):
+    return x - x.mean(dim=1)
+''',
+            '''def center_rows(x):
+    x -= x.mean(dim=1, keepdim=True)
+    return x
+''',
+            '''def center_rows(x):
+    return x - x.mean()
+''',
+        ],
+    },
+    'normalize_channels': {
+        'right': [
+            '''def normalize_channels(x):
+    """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
+    mean = x.mean(dim=(0, 2, 3), keepdim=True)
+    std = x.std(dim=(0, 2, 3), correction=0, keepdim=True)
+    return (x - mean) / (std + 1e-5)
+''',
+            '''import torch
+def normalize_channels(x):
+    """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
+    C = x.shape[1]
+    flat = x.transpose(0, 1).reshape(C, -1)
+    var, mean = torch.var_mean(flat, dim=1, unbiased=False)
+    std = var.sqrt()
+    return (x - mean.view(1, C, 1, 1)) / (std.view(1, C, 1, 1) + 1e-5)
+''',
+            '''import torch
+def normalize_channels(x):
+    """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
+    x64 = x.double()
+    mean = x64.mean(dim=(0, 2, 3), keepdim=True)
+    std = ((x64 - mean) ** 2).mean(dim=(0, 2, 3), keepdim=True).sqrt()
+    return ((x64 - mean) / (std + 1e-5)).to(x.dtype)
+''',
+            '''import torch
+def normalize_channels(x):
+    """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
+    std, mean = torch.std_mean(x, dim=(0, 2, 3), correction=0, keepdim=True)
+    return (x - mean).div(std.add(1e-5))
+''',
+        ],
+        'wrong': [
+            '''def normalize_channels(x):
+    mean = x.mean(dim=(0, 2, 3), keepdim=True)
+    std = x.std(dim=(0, 2, 3), keepdim=True)
+    return (x - mean) / (std + 1e-5)
+''',
+            '''def normalize_channels(x):
+    mean = x.mean(dim=(2, 3), keepdim=True)
+    std = x.std(dim=(2, 3), correction=0, keepdim=True)
+    return (x - mean) / (std + 1e-5)
+''',
+            '''def normalize_channels(x):
+    mean = x.mean(dim=(0, 2, 3), keepdim=True)
+    std = x.std(dim=(0, 2, 3), correction=0, keepdim=True)
+    return (x - mean) / std + 1e-5
+''',
+            '''def normalize_channels(x):
+    mean = x.mean(dim=(0, 2, 3), keepdim=True)
+    var = x.var(dim=(0, 2, 3), correction=0, keepdim=True)
+    return (x - mean) / (var + 1e-5).sqrt()
+''',
+        ],
+    },
+    'pairwise_distances': {
+        'right': [
+            '''def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    diff = a[:, None, :] - b[None, :, :]
+    return (diff * diff).sum(dim=-1).sqrt()
+''',
+            '''def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    sq = (a * a).sum(dim=1, keepdim=True) + (b * b).sum(dim=1)[None, :] - 2 * a @ b.T
+    return sq.clamp_min(0).sqrt()
+''',
+            '''import torch
+def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    return torch.linalg.vector_norm(a.unsqueeze(1) - b.unsqueeze(0), dim=2)
+''',
+            '''import torch
+def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    return torch.cdist(a, b)
+''',
+            '''import torch
+def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    diff = a.unsqueeze(1) - b.unsqueeze(0)
+    return torch.sqrt(torch.einsum("nmd,nmd->nm", diff, diff))
+''',
+        ],
+        'wrong': [
+            '''import torch
+def pairwise_distances(a, b):
+    rows = [((a[i] - b) ** 2).sum(dim=-1).sqrt() for i in range(a.shape[0])]
+    if not rows:
+        return a.new_zeros(0, b.shape[0])
+    return torch.stack(rows)
+''',
+            '''def pairwise_distances(a, b):
+    diff = a[:, None, :] - b[None, :, :]
+    return (diff * diff).sum(dim=-1)
+''',
+            '''import torch
+def pairwise_distances(a, b):
+    return torch.cdist(a.float(), b.float())
+''',
+        ],
+    },
+    'mean_squared_error': {
+        'right': [
+            '''def mean_squared_error(pred, target):
+    """The mean over N examples of (pred[i] - target[i]) ** 2, whether each input is (N,) or (N, 1)."""
+    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).mean()
+''',
+            '''import torch.nn.functional as F
+def mean_squared_error(pred, target):
+    """The mean over N examples of (pred[i] - target[i]) ** 2, whether each input is (N,) or (N, 1)."""
+    return F.mse_loss(pred.flatten(), target.flatten())
+''',
+            '''def mean_squared_error(pred, target):
+    """The mean over N examples of (pred[i] - target[i]) ** 2, whether each input is (N,) or (N, 1)."""
+    diff = pred.squeeze(-1) - target.squeeze(-1)
+    return (diff * diff).sum() / diff.numel()
+''',
+            '''def mean_squared_error(pred, target):
+    """The mean over N examples of (pred[i] - target[i]) ** 2, whether each input is (N,) or (N, 1)."""
+    if pred.dim() == 1:
+        pred = pred.unsqueeze(1)
+    if target.dim() == 1:
+        target = target[:, None]
+    return (pred - target).pow(2).mean()
+''',
+            '''import torch
+def mean_squared_error(pred, target):
+    """The mean over N examples of (pred[i] - target[i]) ** 2, whether each input is (N,) or (N, 1)."""
+    return torch.mean(torch.square(pred.view(-1) - target.view(-1)))
+''',
+        ],
+        'wrong': [
+            '''def mean_squared_error(pred, target):
+    return ((pred.detach().reshape(-1) - target.reshape(-1)) ** 2).mean()
+''',
+            '''def mean_squared_error(pred, target):
+    return ((pred.reshape(-1).float() - target.reshape(-1).float()) ** 2).mean()
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)

@@ -683,3 +683,448 @@ def freeze_all_but_last(model):
 ITEMS["answer_backward_twice"]["right"] += ['answer_backward_twice = "ABCD"[2]\n']
 ITEMS["answer_no_grad_purpose"]["right"] += ['answer_no_grad_purpose = "d".upper()\n']
 ITEMS["answer_loop_grad"]["right"] += ['answer_loop_grad = "".join(["A"])\n']
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'answer_seed_weight_grad': {
+        'right': [
+            '''answer_seed_weight_grad = ((4,), (6,))''',
+            '''import torch
+answer_seed_weight_grad = torch.tensor([[4.0], [6.0]])''',
+            '''import numpy as np
+answer_seed_weight_grad = np.array([[4.0], [6.0]])''',
+        ],
+        'wrong': [
+            '''answer_seed_weight_grad = [[3.0], [7.0]]''',
+            '''answer_seed_weight_grad = [[0.5], [0.5]]''',
+        ],
+    },
+    'answer_backward_twice': {
+        'right': [
+            '''answer_backward_twice = " c "''',
+            '''answer_backward_twice = 'C'
+''',
+        ],
+    },
+    'answer_vjp_grad': {
+        'right': [
+            '''import torch
+_x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+_y = _x * _x.sum()
+_y.backward(gradient=torch.tensor([1.0, 0.0, -1.0]))
+answer_vjp_grad = _x.grad''',
+        ],
+        'wrong': [
+            '''answer_vjp_grad = [6.0, 0.0, -6.0]''',
+            '''answer_vjp_grad = [2.0, 0.0, -2.0]''',
+        ],
+    },
+    'answer_loop_grad': {
+        'right': [
+            '''answer_loop_grad = "A "''',
+        ],
+    },
+    'answer_no_grad_purpose': {
+        'right': [
+            "answer_no_grad_purpose = 'd'",
+            '''answer_no_grad_purpose = str("D")''',
+        ],
+    },
+    'linear_weight_grad': {
+        'right': [
+            '''import torch
+def linear_weight_grad(x, w):
+    x = x.detach()
+    col = x.reshape(-1, x.shape[-1]).sum(dim=0)
+    return col if w.dim() == 1 else col.unsqueeze(-1).expand_as(w)
+''',
+            '''import torch
+def linear_weight_grad(x, w):
+    wl = w.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        out = x.detach() @ wl
+        (g,) = torch.autograd.grad(out, wl, grad_outputs=torch.ones_like(out))
+    return g
+''',
+            '''def linear_weight_grad(x, w):
+    """The gradient of (x @ w).sum() with respect to w, computed without touching x, w or w.grad."""
+    w_copy = w.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        (g,) = torch.autograd.grad((x.detach() @ w_copy).sum(), w_copy)
+    return g
+''',
+            '''def linear_weight_grad(x, w):
+    leaf = w.detach().clone()
+    leaf.requires_grad = True
+    out = torch.matmul(x.detach(), leaf).sum()
+    out.backward()
+    return leaf.grad
+''',
+            '''import torch
+def linear_weight_grad(x, w):
+    x = x.detach()
+    col = x.reshape(-1, x.shape[-1]).sum(dim=0)  # (D,)
+    if w.dim() == 1:
+        g = col
+    else:
+        g = col.unsqueeze(1).expand(w.shape[0], w.shape[1])
+    return g.to(dtype=torch.result_type(x, w.detach())).clone().contiguous()
+''',
+            '''import torch
+def linear_weight_grad(x, w, **unused):
+    xd = x.detach()
+    return torch.func.grad(lambda ww: (xd @ ww).sum())(w.detach())
+''',
+        ],
+        'wrong': [
+            '''def linear_weight_grad(x, w):
+    w.requires_grad_(True)
+    (x @ w).sum().backward()
+    return w.grad
+''',
+            '''def linear_weight_grad(x, w):
+    wc = w.clone().requires_grad_(True) if not w.requires_grad else w.clone()
+    wc.retain_grad()
+    (x @ wc).sum().backward()
+    return wc.grad
+''',
+            '''def linear_weight_grad(x, w):
+    return x.sum(dim=0, keepdim=True).T
+''',
+        ],
+    },
+    'grad_of': {
+        'right': [
+            '''import torch
+def grad_of(f, x):
+    x0 = x.detach().clone()
+    return torch.func.grad(f)(x0)
+''',
+            '''def grad_of(f, x):
+    """The gradient of the scalar function f at x, shaped like x; x itself is left as it was."""
+    xc = x.detach().clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(f(xc), xc)
+    return g
+''',
+            '''import torch
+def grad_of(f, x):
+    with torch.enable_grad():
+        leaf = x.detach().clone()
+        leaf.requires_grad_()
+        out = f(leaf)
+        out.backward()
+    return leaf.grad.detach()
+''',
+            '''import torch
+def grad_of(f, x):
+    leaf = x.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        out = f(leaf)
+    if not out.requires_grad:
+        return torch.zeros_like(leaf, requires_grad=False)
+    (g,) = torch.autograd.grad(out, [leaf], allow_unused=True)
+    return torch.zeros_like(x.detach()) if g is None else g
+''',
+            '''import torch
+def grad_of(f, x):
+    return torch.autograd.functional.jacobian(f, x.detach().clone())
+''',
+        ],
+        'wrong': [
+            '''def grad_of(f, x):
+    x.requires_grad_(True)
+    f(x).backward()
+    return x.grad
+''',
+            '''def grad_of(f, x):
+    xc = x.detach().clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(f(xc), xc, create_graph=True)
+    return g
+''',
+        ],
+    },
+    'tanh_layer_vjp': {
+        'right': [
+            '''import torch
+def tanh_layer_vjp(x, w, v):
+    dt = x.dtype
+    x64, w64, v64 = (t.detach().to(torch.float64) for t in (x, w, v))
+    y = torch.tanh(x64 @ w64)
+    g = v64 * (1 - y ** 2)
+    gw = x64.T @ g if x.shape[0] > 0 else torch.zeros_like(w64)
+    return (g @ w64.T).to(dt), gw.to(dt)
+''',
+            '''def tanh_layer_vjp(x, w, v):
+    """(grad_x, grad_w): the vector-Jacobian product of y = tanh(x @ w) with v, for x and for w."""
+    xc = x.detach().clone().requires_grad_(True)
+    wc = w.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        y = torch.tanh(xc @ wc)
+        gx, gw = torch.autograd.grad(y, (xc, wc), grad_outputs=v.detach())
+    return gx, gw
+''',
+            '''import torch
+def tanh_layer_vjp(x, w, v):
+    with torch.no_grad():
+        x, w, v = x.detach(), w.detach(), v.detach()
+        y = torch.tanh(x @ w)
+        g = v * (1 - y * y)
+        return g @ w.T, x.T @ g
+''',
+            '''import torch
+def tanh_layer_vjp(x, w, v):
+    xl = x.detach().clone()
+    wl = w.detach().clone()
+    xl.requires_grad = True
+    wl.requires_grad = True
+    with torch.enable_grad():
+        torch.tanh(torch.matmul(xl, wl)).backward(gradient=v.detach().clone())
+    gx = xl.grad if xl.grad is not None else torch.zeros_like(xl)
+    gw = wl.grad if wl.grad is not None else torch.zeros_like(wl)
+    return [gx.detach(), gw.detach()]
+''',
+            '''import torch
+def tanh_layer_vjp(x, w, v):
+    x, w, v = x.detach(), w.detach(), v.detach()
+    y = torch.tanh(torch.einsum("nd,dk->nk", x, w))
+    g = v * (1.0 - y.pow(2))
+    grad_x = torch.einsum("nk,dk->nd", g, w)
+    grad_w = torch.einsum("nd,nk->dk", x, g)
+    return (grad_x, grad_w)
+''',
+        ],
+        'wrong': [
+            '''def tanh_layer_vjp(x, w, v):
+    x, w, v = x.detach(), w.detach(), v.detach()
+    return v @ w.T, x.T @ v
+''',
+            '''def tanh_layer_vjp(x, w, v):
+    x, w, v = x.detach(), w.detach(), v.detach()
+    y = torch.tanh(x @ w)
+    g = v * (1 - y * y)
+    return x.T @ g, g @ w.T
+''',
+            '''def tanh_layer_vjp(x, w, v):
+    x.requires_grad_(True)
+    w.requires_grad_(True)
+    torch.tanh(x @ w).backward(gradient=v)
+    return x.grad, w.grad
+''',
+        ],
+    },
+    'binarize_straight_through': {
+        'right': [
+            '''import torch
+def binarize_straight_through(x):
+    inside = (x > -1) & (x < 1)
+    t = torch.where(inside, x, x.detach())
+    return t - t.detach() + torch.sign(x.detach())
+''',
+            '''def binarize_straight_through(x):
+    """torch.sign(x) in the forward pass; the gradient of x.clamp(-1, 1) in the backward pass."""
+    clamped = x.clamp(-1, 1)
+    return clamped + (torch.sign(x) - clamped).detach()
+''',
+            '''import torch
+
+class _SignSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.sign(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        inside = (x > -1) & (x < 1)
+        return grad_output * inside.to(grad_output.dtype)
+
+
+def binarize_straight_through(x):
+    return _SignSTE.apply(x)
+''',
+            '''import torch
+import torch.nn.functional as F
+def binarize_straight_through(x):
+    soft = F.hardtanh(x)
+    return torch.sign(x).detach() + (soft - soft.detach())
+''',
+            '''import torch
+def binarize_straight_through(x):
+    c = torch.clamp(x, min=-1.0, max=1.0)
+    return torch.where(torch.ones_like(x, dtype=torch.bool), c - c.detach(), c) + x.sign().detach()
+''',
+        ],
+        'wrong': [
+            '''def binarize_straight_through(x):
+    return torch.sign(x)
+''',
+            '''def binarize_straight_through(x):
+    return x + (torch.sign(x) - x).detach()
+''',
+            '''def binarize_straight_through(x):
+    return torch.sign(x.clamp(-1, 1))
+''',
+        ],
+    },
+    'stable_softmax': {
+        'right': [
+            '''import torch
+def stable_softmax(x):
+    rows = x.reshape(-1, x.shape[-1])
+    if rows.shape[0] == 0:
+        return x - x
+    out = []
+    for r in rows:
+        e = (r - r.max()).exp()
+        out.append(e / e.sum())
+    return torch.stack(out).reshape(x.shape)
+''',
+            '''def stable_softmax(x):
+    """Softmax over the last dimension: finite for large inputs, and autograd can differentiate it."""
+    m = x.max(dim=-1, keepdim=True).values
+    e = torch.exp(x - m)
+    return e / e.sum(dim=-1, keepdim=True)
+''',
+            '''import torch
+def stable_softmax(x):
+    return torch.exp(x - torch.logsumexp(x, dim=-1, keepdim=True))
+''',
+            '''import torch
+def stable_softmax(x):
+    shifted = x - x.amax(dim=-1, keepdim=True).detach()
+    e = shifted.exp_()
+    total = e.sum(dim=-1, keepdim=True)
+    return e / total
+''',
+            '''import torch
+def stable_softmax(x):
+    return torch.softmax(x, dim=-1)
+''',
+        ],
+        'wrong': [
+            '''def stable_softmax(x):
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
+    e /= e.sum(dim=-1, keepdim=True)
+    return e
+''',
+            '''def stable_softmax(x):
+    e = torch.exp(x)
+    return e / e.sum(dim=-1, keepdim=True)
+''',
+            '''def stable_softmax(x):
+    e = torch.exp(x - x.max())
+    return e / e.sum(dim=0, keepdim=True)
+''',
+        ],
+    },
+    'predict': {
+        'right': [
+            '''def predict(model, x):
+    """model(x) without recording a graph: for inference, where no backward pass follows."""
+    with torch.no_grad():
+        return model(x)
+''',
+            '''import torch
+@torch.no_grad()
+def predict(model, x):
+    return model(x)
+''',
+            '''import torch
+def predict(model, x):
+    with torch.set_grad_enabled(False):
+        out = model(x)
+    return out
+''',
+            '''import torch
+def predict(model, x):
+    previous = torch.is_grad_enabled()
+    torch.set_grad_enabled(False)
+    try:
+        return model(x)
+    finally:
+        torch.set_grad_enabled(previous)
+''',
+            '''import torch
+def predict(model, x):
+    with torch.inference_mode():
+        return model(x)
+''',
+        ],
+        'wrong': [
+            '''def predict(model, x):
+    return model(x).detach()
+''',
+            '''def predict(model, x):
+    model.eval()
+    return model(x)
+''',
+            '''def predict(model, x):
+    torch.set_grad_enabled(False)
+    return model(x)
+''',
+        ],
+    },
+    'freeze_all_but_last': {
+        'right': [
+            '''def freeze_all_but_last(model):
+    """Freeze every parameter but those of model[-1]; returns how many entries stay trainable."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for p in model[-1].parameters():
+        p.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+''',
+            '''def freeze_all_but_last(model):
+    model.requires_grad_(False)
+    model[-1].requires_grad_(True)
+    total = 0
+    for p in model[-1].parameters():
+        total += p.numel()
+    return total
+''',
+            '''import numpy as np
+def freeze_all_but_last(model):
+    last = {id(p) for p in model[-1].parameters()}
+    for p in model.parameters():
+        p.requires_grad = id(p) in last
+    return np.int64(sum(p.numel() for p in model.parameters() if p.requires_grad))
+''',
+            '''def freeze_all_but_last(model):
+    *body, head = list(model.children())
+    for layer in body:
+        for p in layer.parameters():
+            p.requires_grad = False
+    for p in head.parameters():
+        p.requires_grad = True
+    n = head.weight.numel()
+    if head.bias is not None:
+        n += head.bias.numel()
+    return int(n)
+''',
+        ],
+        'wrong': [
+            '''def freeze_all_but_last(model):
+    for p in model[:-1].parameters():
+        p.requires_grad_(False)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+''',
+            '''def freeze_all_but_last(model):
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for p in model[-1].parameters():
+        p.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters())
+''',
+            '''def freeze_all_but_last(model):
+    model.requires_grad_(False)
+    model[-1].requires_grad_(True)
+    return float(sum(p.numel() for p in model[-1].parameters()))
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)

@@ -901,3 +901,903 @@ answer_seed_training_bug = chr(ord("A") + 2)
         ],
     },
 }
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'answer_seed_training_bug': {
+        'right': [
+            '''# One upper-case letter as a string, for example "A".
+answer_seed_training_bug = None
+answer_seed_training_bug = "C"
+''',
+            '''answer_seed_training_bug = "c"
+''',
+            '''answer_seed_training_bug = " C "
+''',
+            '''answer_seed_training_bug = str("C")
+''',
+            '''choice = "C"
+answer_seed_training_bug = choice.upper()
+''',
+        ],
+        'wrong': [
+            '''answer_seed_training_bug = "A"
+''',
+            '''answer_seed_training_bug = "B"
+''',
+            '''answer_seed_training_bug = "D"
+''',
+        ],
+    },
+    'training_step': {
+        'right': [
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    """One update of `model` on one batch; returns the loss before the update as a Python float."""
+    optimizer.zero_grad()
+    predictions = model(images)
+    loss = loss_fn(predictions, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+''',
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    optimizer.zero_grad(set_to_none=False)
+    loss = loss_fn(model(images), labels)
+    value = float(loss)
+    loss.backward()
+    optimizer.step()
+    return value
+''',
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    for p in model.parameters():
+        p.grad = None
+    logits = model(images)
+    loss = loss_fn(logits, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.detach().item()
+''',
+            '''def training_step(model, images, labels, optimizer, loss_fn, clear=True):
+    if clear:
+        model.zero_grad()
+        optimizer.zero_grad()
+    outputs = model(images)
+    loss = loss_fn(outputs, labels)
+    before = loss.item()
+    loss.backward()
+    optimizer.step()
+    return before
+''',
+            '''import torch
+
+def training_step(model, images, labels, optimizer, loss_fn):
+    with torch.no_grad():
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad.zero_()
+    loss = loss_fn(model(images), labels)
+    loss.backward()
+    optimizer.step()
+    return float(loss.detach().cpu())
+''',
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    optimizer.zero_grad(set_to_none=True)
+    loss = loss_fn(model(images), labels)
+    loss.backward()
+    optimizer.step()
+    return loss.tolist()
+''',
+        ],
+        'wrong': [
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    loss = loss_fn(model(images), labels)
+    loss.backward()
+    optimizer.zero_grad()
+    optimizer.step()
+    return loss.item()
+''',
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    loss = loss_fn(model(images), labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+''',
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    optimizer.zero_grad()
+    loss = loss_fn(model(images), labels)
+    loss.backward()
+    optimizer.step()
+    return loss_fn(model(images), labels).item()
+''',
+            '''def training_step(model, images, labels, optimizer, loss_fn):
+    optimizer.zero_grad()
+    loss = loss_fn(model(images), labels)
+    loss.backward()
+    optimizer.step()
+    return loss
+''',
+        ],
+    },
+    'make_loader': {
+        'right': [
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    """A shuffling DataLoader of (images, labels) batches whose order is fixed by `seed`."""
+    generator = torch.Generator().manual_seed(seed)
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True,
+                      generator=generator, num_workers=0)
+''',
+            '''import torch
+from torch.utils.data import DataLoader, TensorDataset, RandomSampler
+
+
+def make_loader(images, labels, batch_size, seed):
+    dataset = TensorDataset(images, labels)
+    g = torch.Generator()
+    g.manual_seed(seed)
+    sampler = RandomSampler(dataset, generator=g)
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler, num_workers=0)
+''',
+            '''import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class PairDataset(Dataset):
+    def __init__(self, images, labels):
+        self.images = images
+        self.labels = labels
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+
+
+def make_loader(images, labels, batch_size, seed):
+    return DataLoader(PairDataset(images, labels), batch_size=batch_size, shuffle=True,
+                      generator=torch.Generator().manual_seed(int(seed)), num_workers=0, drop_last=False)
+''',
+            '''import torch
+from torch.utils.data import DataLoader, TensorDataset, RandomSampler, BatchSampler
+
+
+def make_loader(images, labels, batch_size, seed):
+    dataset = TensorDataset(images, labels)
+    gen = torch.Generator().manual_seed(seed)
+    batches = BatchSampler(RandomSampler(dataset, generator=gen), batch_size=batch_size, drop_last=False)
+    return DataLoader(dataset, batch_sampler=batches, num_workers=0)
+''',
+            '''import torch
+from torch.utils.data import DataLoader
+
+
+def make_loader(images, labels, batch_size, seed):
+    pairs = list(zip(images, labels))
+    return DataLoader(pairs, batch_size=batch_size, shuffle=True,
+                      generator=torch.Generator().manual_seed(seed))
+''',
+            '''import torch
+from torch.utils.data import DataLoader, TensorDataset, RandomSampler
+
+
+def make_loader(images, labels, batch_size, seed):
+    g = torch.Generator().manual_seed(seed)
+    ds = TensorDataset(images, labels)
+    return DataLoader(ds, batch_size=batch_size, sampler=RandomSampler(ds, generator=g), generator=g, num_workers=0)
+''',
+            '''import torch
+from torch.utils.data import DataLoader, TensorDataset, Sampler
+
+
+class SeededShuffle(Sampler):
+    def __init__(self, n, seed):
+        self.n = n
+        self.generator = torch.Generator().manual_seed(seed)
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        return iter(torch.randperm(self.n, generator=self.generator).tolist())
+
+
+def make_loader(images, labels, batch_size, seed):
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size,
+                      sampler=SeededShuffle(len(labels), seed), num_workers=0)
+''',
+        ],
+        'wrong': [
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    torch.manual_seed(seed)
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True)
+''',
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, drop_last=True,
+                      generator=torch.Generator().manual_seed(seed))
+''',
+            '''from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(images, labels, batch_size, seed):
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size,
+                      generator=torch.Generator().manual_seed(seed))
+''',
+            '''import torch
+from torch.utils.data import DataLoader, TensorDataset, Sampler
+
+
+class SameEveryEpoch(Sampler):
+    def __init__(self, n, seed):
+        self.n, self.seed = n, seed
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        g = torch.Generator().manual_seed(self.seed)
+        return iter(torch.randperm(self.n, generator=g).tolist())
+
+
+def make_loader(images, labels, batch_size, seed):
+    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, sampler=SameEveryEpoch(len(labels), seed))
+''',
+        ],
+    },
+    'TwoLayerNet': {
+        'right': [
+            '''class TwoLayerNet(nn.Module):
+    """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
+
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Linear(3 * 32 * 32, hidden)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        return self.fc2(self.relu(self.fc1(self.flatten(images))))
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Flatten(),
+            nn.Linear(3072, hidden),
+            nn.ReLU(),
+            nn.Linear(hidden, num_classes),
+        )
+
+    def forward(self, images):
+        return self.net(images)
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super(TwoLayerNet, self).__init__()
+        self.hidden = nn.Linear(3 * 32 * 32, hidden)
+        self.out = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        x = images.reshape(images.shape[0], -1)
+        x = torch.relu(self.hidden(x))
+        return self.out(x)
+''',
+            '''import torch.nn.functional as F
+
+
+class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.classifier = nn.Linear(hidden, num_classes)
+        self.features = nn.Linear(3072, hidden)
+
+    def forward(self, images):
+        x = torch.flatten(images, start_dim=1)
+        x = F.relu(self.features(x))
+        return self.classifier(x)
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4, in_features=3 * 32 * 32):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(in_features, hidden), nn.Linear(hidden, num_classes)])
+        self.act = nn.ReLU(inplace=True)
+
+    def forward(self, images):
+        x = images.view(images.size(0), -1)
+        x = self.act(self.layers[0](x))
+        return self.layers[1](x)
+''',
+            '''class TwoLayerNet(nn.Sequential):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__(
+            nn.Flatten(),
+            nn.Linear(3072, hidden),
+            nn.ReLU(),
+            nn.Linear(hidden, num_classes),
+        )
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden: int = 32, num_classes: int = 4) -> None:
+        super().__init__()
+        self.add_module("first", nn.Linear(3072, hidden))
+        self.add_module("second", nn.Linear(hidden, num_classes))
+        self.hidden_size = hidden
+        self.num_classes = num_classes
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        flat = images.flatten(1)
+        return self.second(self.first(flat).clamp(min=0))
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3072, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+        for layer in (self.fc1, self.fc2):
+            nn.init.xavier_uniform_(layer.weight)
+            nn.init.zeros_(layer.bias)
+
+    def forward(self, images):
+        x = images.view(-1, 3072)
+        return self.fc2(nn.functional.relu(self.fc1(x)))
+''',
+        ],
+        'wrong': [
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(3072, hidden), nn.ReLU(), nn.Linear(hidden, num_classes), nn.Softmax(dim=1))
+
+    def forward(self, images):
+        return self.net(images)
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(3072, hidden), nn.Linear(hidden, num_classes))
+
+    def forward(self, images):
+        return self.net(images)
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.layers = [nn.Linear(3072, hidden), nn.Linear(hidden, num_classes)]
+
+    def forward(self, images):
+        x = images.flatten(1)
+        return self.layers[1](torch.relu(self.layers[0](x)))
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3072, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        x = images.reshape(images.shape[0], -1)
+        return self.fc2(torch.relu(self.fc1(x))).squeeze()
+''',
+            '''class TwoLayerNet(nn.Module):
+    def __init__(self, hidden=32, num_classes=4):
+        super().__init__()
+        self.fc1 = nn.Linear(3072, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+
+    def forward(self, images):
+        x = images.flatten(1)
+        return torch.relu(self.fc2(torch.relu(self.fc1(x))))
+''',
+        ],
+    },
+    'evaluate': {
+        'right': [
+            '''def evaluate(model, images, labels):
+    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        predictions = model(images).argmax(dim=1)
+        accuracy = (predictions == labels).float().mean().item()
+    model.train(was_training)
+    return accuracy
+''',
+            '''def evaluate(model, images, labels):
+    was_training = model.training
+    try:
+        model.eval()
+        with torch.no_grad():
+            logits = model(images)
+        correct = (logits.argmax(1) == labels).sum().item()
+        return correct / len(labels)
+    finally:
+        if was_training:
+            model.train()
+        else:
+            model.eval()
+''',
+            '''import torch
+
+
+@torch.inference_mode()
+def _predict(model, images):
+    return model(images).argmax(dim=-1)
+
+
+def evaluate(model, images, labels):
+    mode = model.training
+    model.eval()
+    predicted = _predict(model, images)
+    model.train(mode)
+    return float(torch.eq(predicted, labels).to(torch.float32).mean())
+''',
+            '''def evaluate(model, images, labels):
+    modes = {m: m.training for m in model.modules()}
+    model.eval()
+    with torch.no_grad():
+        hits = model(images).max(dim=1).indices.eq(labels)
+    for m, flag in modes.items():
+        m.training = flag
+    return hits.double().mean().item()
+''',
+            '''@torch.no_grad()
+def evaluate(model, images, labels):
+    was_training = model.training
+    model.train(False)
+    device = next(model.parameters()).device
+    images, labels = images.to(device), labels.to(device)
+    guesses = torch.argmax(model(images), dim=1)
+    result = torch.mean((guesses == labels).float()).item()
+    if was_training:
+        model.train()
+    return result
+''',
+            '''def evaluate(model, images, labels):
+    was_training = model.training
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        predictions = model(images).argmax(dim=1).tolist()
+    for p, y in zip(predictions, labels.tolist()):
+        correct += int(p == y)
+    model.train(was_training)
+    return correct / len(predictions)
+''',
+            '''import numpy as np
+
+
+def evaluate(model, images, labels):
+    previous = model.training
+    with torch.no_grad():
+        logits = model.eval()(images)
+    model.train(mode=previous)
+    right = (logits.argmax(dim=1) == labels).cpu().numpy()
+    return float(np.mean(right))
+''',
+        ],
+        'wrong': [
+            '''def evaluate(model, images, labels):
+    with torch.no_grad():
+        return (model(images).argmax(dim=1) == labels).float().mean().item()
+''',
+            '''def evaluate(model, images, labels):
+    model.eval()
+    with torch.no_grad():
+        acc = (model(images).argmax(dim=1) == labels).float().mean().item()
+    model.train()
+    return acc
+''',
+            '''def evaluate(model, images, labels):
+    model.eval()
+    with torch.no_grad():
+        return (model(images).argmax(dim=1) == labels).float().mean().item()
+''',
+            '''def evaluate(model, images, labels):
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        acc = (model(images).argmax(dim=1) == labels).float().mean()
+    model.train(was)
+    return acc
+''',
+            '''def evaluate(model, images, labels):
+    was = model.training
+    model.eval()
+    logits = model(images)
+    acc = (logits.detach().argmax(dim=1) == labels).float().mean().item()
+    model.train(was)
+    return acc
+''',
+        ],
+    },
+    'train_one_epoch': {
+        'right': [
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
+    model.train()
+    device = next(model.parameters()).device
+    total, batches = 0.0, 0
+    for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        batches += 1
+    return total / batches
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train()
+    device = next(model.parameters()).device
+    losses = []
+    for images, labels in loader:
+        losses.append(training_step(model, images.to(device), labels.to(device), optimizer, loss_fn))
+    return sum(losses) / len(losses)
+''',
+            '''import statistics
+
+
+def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train(True)
+    device = next(iter(model.parameters())).device
+    losses = []
+    for step, (images, labels) in enumerate(loader):
+        images = images.to(device, non_blocking=True)
+        labels = labels.to(device, non_blocking=True)
+        optimizer.zero_grad(set_to_none=True)
+        logits = model(images)
+        loss = loss_fn(logits, labels)
+        losses.append(loss.item())
+        loss.backward()
+        optimizer.step()
+    return float(statistics.mean(losses))
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train()
+    device = next(model.parameters()).device
+    running = torch.zeros((), device=device)
+    count = 0
+    for batch in loader:
+        images, labels = (t.to(device) for t in batch)
+        for p in model.parameters():
+            p.grad = None
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        running += loss.detach()
+        count += 1
+    return (running / count).item()
+''',
+            '''import numpy as np
+
+
+def train_one_epoch(model, loader, optimizer, loss_fn):
+    if not model.training:
+        model.train()
+    params = list(model.parameters())
+    device = params[0].device
+    batch_losses = []
+    for images, labels in loader:
+        optimizer.zero_grad()
+        out = model(images.to(device))
+        loss = loss_fn(out, labels.to(device))
+        loss.backward()
+        optimizer.step()
+        batch_losses.append(float(loss))
+    return float(np.mean(batch_losses))
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train()
+    device = next(model.parameters()).device
+    it = iter(loader)
+    total = 0.0
+    n = 0
+    while True:
+        try:
+            images, labels = next(it)
+        except StopIteration:
+            break
+        images = images.to(device)
+        labels = labels.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        n += 1
+    return total / n
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    was_training = model.training
+    model.train()
+    device = next(model.parameters()).device
+    total = 0.0
+    for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    model.train(was_training)
+    return total / len(loader)
+''',
+        ],
+        'wrong': [
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    device = next(model.parameters()).device
+    total, n = 0.0, 0
+    for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        n += 1
+    return total / n
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train()
+    device = next(model.parameters()).device
+    total = 0.0
+    for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total / len(loader.dataset)
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train()
+    device = next(model.parameters()).device
+    total, n = 0, 0
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.step()
+        total = total + loss.detach()
+        n += 1
+    return total / n
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train()
+    device = next(model.parameters()).device
+    total, seen = 0.0, 0
+    for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(labels)
+        seen += len(labels)
+    return total / seen
+''',
+            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+    model.train()
+    device = next(model.parameters()).device
+    losses = []
+    for images, labels in loader:
+        loss = loss_fn(model(images.to(device)), labels.to(device))
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+        losses.append(loss.item())
+    return sum(losses) / len(losses)
+''',
+        ],
+    },
+    'train_classifier': {
+        'right': [
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    """A small model trained on (images, labels) on `device`; returns the trained nn.Module."""
+    if device is None:
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    x, y = images.to(device), labels.to(device)
+    num_classes = int(labels.max()) + 1
+    model = nn.Sequential(nn.Flatten(), nn.Linear(x[0].numel(), num_classes)).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    for _ in range(150):
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        optimizer.step()
+    return model
+''',
+            '''import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train_classifier(images, labels, device=None):
+    device = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 32), nn.ReLU(), nn.Linear(32, int(labels.max().item()) + 1))
+    model = model.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    loader = DataLoader(TensorDataset(images, labels), batch_size=32, shuffle=True,
+                        generator=torch.Generator().manual_seed(0))
+    for epoch in range(10):
+        model.train()
+        for xb, yb in loader:
+            xb, yb = xb.to(device), yb.to(device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+    model.eval()
+    return model
+''',
+            '''import torch
+from torch import nn
+
+
+class Classifier(nn.Module):
+    def __init__(self, mean, std, num_classes):
+        super().__init__()
+        self.register_buffer("mean", mean)
+        self.register_buffer("std", std)
+        self.linear = nn.Linear(mean.numel(), num_classes)
+
+    def forward(self, x):
+        x = x.flatten(1)
+        return self.linear((x - self.mean) / self.std)
+
+
+def train_classifier(images, labels, device=None):
+    dev = torch.device(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu"))
+    flat = images.flatten(1)
+    model = Classifier(flat.mean(0), flat.std(0) + 1e-6, int(labels.max()) + 1).to(dev)
+    x, y = images.to(dev), labels.to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    for step in range(200):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return model
+''',
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None, epochs=8, batch_size=64):
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    g = torch.Generator().manual_seed(1)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(3072, 64), nn.ReLU(), nn.Linear(64, 4)).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    n = len(labels)
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=g)
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            xb = images[idx].to(device)
+            yb = labels[idx].to(device)
+            opt.zero_grad()
+            loss_fn(model(xb), yb).backward()
+            opt.step()
+    return model
+''',
+            '''import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+def train_classifier(images, labels, device=None):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu") if device is None else torch.device(device)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(images[0].numel(), int(labels.max()) + 1))
+    model.to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+    x = images.to(device)
+    y = labels.to(device)
+    for _ in range(100):
+        optimizer.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    return model.cpu().eval()
+''',
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    """Dropout MLP; returned as it is after training (still in training mode)."""
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Sequential(nn.Flatten(), nn.Dropout(0.8), nn.Linear(3072, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 4)).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = images.to(device), labels.to(device)
+    for _ in range(80):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return model
+''',
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    """Built from the items above: TwoLayerNet, make_loader, train_one_epoch."""
+    if device is None:
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = TwoLayerNet().to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    loss_fn = nn.CrossEntropyLoss()
+    loader = make_loader(images, labels, 32, 0)
+    for epoch in range(8):
+        train_one_epoch(model, loader, optimizer, loss_fn)
+    return model.eval()
+''',
+        ],
+        'wrong': [
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    return nn.Sequential(nn.Flatten(), nn.Linear(3072, 4))
+''',
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    if device is None:
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    images -= images.mean()
+    images /= images.std()
+    model = nn.Sequential(nn.Flatten(), nn.Linear(3072, 4)).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = images.to(device), labels.to(device)
+    for _ in range(150):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return model
+''',
+            '''import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    if device is None:
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(3072, 4).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = images.flatten(1).to(device), labels.to(device)
+    for _ in range(150):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return model
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)

@@ -565,3 +565,435 @@ answer_vectorized_speed = chr(ord("A") + 1)''',
 ITEMS["answer_advanced_index_copies"]["right"] += ['answer_advanced_index_copies = "B\\n"\n']
 ITEMS["answer_mask_shape"]["right"] += ['answer_mask_shape = torch.Size([7, 5])\n']
 ITEMS["answer_vectorized_speed"]["right"] += ["answer_vectorized_speed = ' B'\n"]
+
+
+# More answers, each written from the task text and the contract alone, as a student would.
+MORE = {
+    'answer_advanced_index_copies': {
+        'right': [
+            '''answer_advanced_index_copies = "B"''',
+            "answer_advanced_index_copies = ' b'",
+            '''answer_advanced_index_copies = "b"''',
+        ],
+        'wrong': [
+            '''answer_advanced_index_copies = "A"''',
+            '''answer_advanced_index_copies = "D"''',
+        ],
+    },
+    'answer_mask_shape': {
+        'right': [
+            '''answer_mask_shape = (7, 5)''',
+            '''answer_mask_shape = [7, 5]''',
+            '''import torch
+answer_mask_shape = torch.Size([7, 5])''',
+            '''import torch
+_mask = torch.tensor([[True, False, True],
+                      [False, False, False],
+                      [True, True, True],
+                      [False, True, True]])
+answer_mask_shape = torch.randn(4, 3, 5)[_mask].shape''',
+            '''import numpy as np
+answer_mask_shape = (np.int64(7), np.int64(5))''',
+        ],
+        'wrong': [
+            '''answer_mask_shape = (7,)''',
+            '''answer_mask_shape = (4, 5)''',
+            '''answer_mask_shape = (6, 5)''',
+        ],
+    },
+    'answer_vectorized_speed': {
+        'right': [
+            '''answer_vectorized_speed = "B"''',
+            "answer_vectorized_speed = 'b '",
+        ],
+        'wrong': [
+            '''answer_vectorized_speed = "A"''',
+            '''answer_vectorized_speed = "C"''',
+        ],
+    },
+    'select_by_label': {
+        'right': [
+            '''import torch
+def select_by_label(scores, labels):
+    return scores.gather(dim=1, index=labels[:, None])[:, 0]
+''',
+            '''def select_by_label(scores, labels):
+    return scores.gather(1, labels.unsqueeze(1)).squeeze(1)
+''',
+            '''import torch
+import torch.nn.functional as F
+def select_by_label(scores, labels):
+    onehot = F.one_hot(labels, num_classes=scores.shape[1]).bool()
+    return torch.where(onehot, scores, torch.zeros((), dtype=scores.dtype, device=scores.device)).sum(dim=1)
+''',
+            '''import torch
+def select_by_label(scores, labels):
+    return torch.take_along_dim(scores, labels.view(-1, 1), dim=1).view(-1)
+''',
+            '''import torch
+def select_by_label(scores, labels):
+    if len(labels) == 0:
+        return scores.new_zeros(0)
+    return torch.stack([scores[i, labels[i]] for i in range(len(labels))])
+''',
+        ],
+        'wrong': [
+            '''def select_by_label(scores, labels):
+    return scores.gather(1, labels.unsqueeze(1)).squeeze()
+''',
+            '''def select_by_label(scores, labels):
+    return scores[:, labels].diagonal().float()
+''',
+            '''def select_by_label(scores, labels):
+    return scores[labels, torch.arange(len(labels))]
+''',
+        ],
+    },
+    'confusion_matrix': {
+        'right': [
+            '''import torch
+def confusion_matrix(predicted, labels, num_classes):
+    C = num_classes
+    counts = torch.bincount(predicted * C + labels, minlength=C * C)
+    return counts.reshape(C, C).T
+''',
+            '''def confusion_matrix(predicted, labels, num_classes):
+    """(C, C) int64 counts: entry [t, p] is the number of examples with label t and prediction p."""
+    flat = labels * num_classes + predicted
+    return torch.bincount(flat, minlength=num_classes * num_classes).reshape(num_classes, num_classes)
+''',
+            '''import torch
+import torch.nn.functional as F
+def confusion_matrix(predicted, labels, num_classes):
+    t = F.one_hot(labels, num_classes).to(torch.float64)
+    p = F.one_hot(predicted, num_classes).to(torch.float64)
+    return (t.T @ p).round().long()
+''',
+            '''import torch
+def confusion_matrix(predicted, labels, num_classes):
+    out = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)
+    out.index_put_((labels, predicted), torch.ones((), dtype=torch.int64, device=labels.device), accumulate=True)
+    return out
+''',
+            '''import torch
+def confusion_matrix(predicted, labels, num_classes):
+    rows = []
+    for t in range(num_classes):
+        rows.append(torch.bincount(predicted[labels == t], minlength=num_classes))
+    return torch.stack(rows).to(torch.int64)
+''',
+            '''import torch
+def confusion_matrix(predicted, labels, num_classes):
+    C = int(num_classes)
+    flat = torch.zeros(C * C, dtype=torch.long, device=predicted.device)
+    flat.scatter_add_(0, (labels * C + predicted).reshape(-1), torch.ones_like(labels).reshape(-1))
+    return flat.view(C, C)
+''',
+        ],
+        'wrong': [
+            '''def confusion_matrix(predicted, labels, num_classes):
+    flat = predicted * num_classes + labels
+    return torch.bincount(flat, minlength=num_classes * num_classes).reshape(num_classes, num_classes)
+''',
+            '''def confusion_matrix(predicted, labels, num_classes):
+    out = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)
+    out[labels, predicted] += 1
+    return out
+''',
+            '''def confusion_matrix(predicted, labels, num_classes):
+    out = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)
+    for t, p in zip(labels.tolist(), predicted.tolist()):
+        out[t, p] += 1
+    return out
+''',
+        ],
+    },
+    'masked_mean': {
+        'right': [
+            '''def masked_mean(x, mask):
+    """The mean of x over its last dimension, counting only the entries where mask is True (0 for none)."""
+    m = mask.to(x.dtype)
+    total = (x * m).sum(dim=-1)
+    count = m.sum(dim=-1)
+    return torch.where(count > 0, total / count.clamp(min=1), torch.zeros_like(total))
+''',
+            '''import torch
+def masked_mean(x, mask):
+    total = x.masked_fill(~mask, 0).sum(dim=-1)
+    count = mask.sum(dim=-1).clamp(min=1)
+    return total / count
+''',
+            '''import torch
+def masked_mean(x, mask):
+    filled = torch.where(mask, x, torch.full_like(x, float("nan")))
+    return torch.nan_to_num(torch.nanmean(filled, dim=-1), nan=0.0)
+''',
+            '''import torch
+def masked_mean(x, mask):
+    xf = x.to(torch.float64)
+    total = torch.where(mask, xf, 0.0).sum(-1)
+    count = mask.to(torch.float64).sum(-1)
+    out = torch.where(count == 0, torch.zeros_like(total), total / torch.where(count == 0, torch.ones_like(count), count))
+    return out.to(x.dtype)
+''',
+            '''import math
+import torch
+def masked_mean(x, mask):
+    lead = x.shape[:-1]
+    L = x.shape[-1]
+    n = math.prod(lead)
+    rows = x.reshape(n, L)
+    keep = mask.reshape(n, L)
+    out = torch.zeros(rows.shape[0], dtype=x.dtype, device=x.device)
+    for i in range(rows.shape[0]):
+        chosen = rows[i][keep[i]]
+        if chosen.numel() > 0:
+            out[i] = chosen.mean()
+    return out.reshape(lead)
+''',
+        ],
+        'wrong': [
+            '''def masked_mean(x, mask):
+    return (x * mask).mean(dim=-1)
+''',
+            '''def masked_mean(x, mask):
+    return (x * mask).sum(dim=-1) / mask.sum(dim=-1)
+''',
+            '''def masked_mean(x, mask):
+    x[~mask] = 0
+    return x.sum(dim=-1) / mask.sum(dim=-1).clamp(min=1)
+''',
+        ],
+    },
+    'topk_mask': {
+        'right': [
+            '''import torch
+def topk_mask(scores, k):
+    N, C = scores.shape
+    if k == 0 or N == 0:
+        return torch.zeros((N, C), dtype=torch.bool, device=scores.device)
+    kth = torch.kthvalue(scores, C - k + 1, dim=1, keepdim=True).values
+    return torch.ge(scores, kth)
+''',
+            '''def topk_mask(scores, k):
+    """Bool (N, C): True at the k largest entries of each row of scores."""
+    idx = scores.topk(k, dim=1).indices
+    return torch.zeros_like(scores, dtype=torch.bool).scatter_(1, idx, True)
+''',
+            '''import torch
+def topk_mask(scores, k):
+    ranks = scores.argsort(dim=1, descending=True).argsort(dim=1)
+    return ranks < k
+''',
+            '''import torch
+def topk_mask(scores, k):
+    if k == 0:
+        return torch.zeros(scores.shape, dtype=torch.bool, device=scores.device)
+    kth = scores.topk(k, dim=1).values[:, -1:]
+    return scores >= kth
+''',
+            '''import torch
+import torch.nn.functional as F
+def topk_mask(scores, k):
+    idx = torch.topk(scores, k, dim=-1, sorted=False).indices
+    return F.one_hot(idx, num_classes=scores.shape[1]).sum(dim=1) > 0
+''',
+            '''import torch
+def topk_mask(scores, k):
+    values, order = scores.sort(dim=1, descending=True)
+    out = torch.zeros(scores.shape, dtype=torch.bool, device=scores.device)
+    out.scatter_(1, order[:, :k], torch.ones_like(order[:, :k], dtype=torch.bool))
+    return out
+''',
+        ],
+        'wrong': [
+            '''def topk_mask(scores, k):
+    idx = scores.topk(k, dim=1, largest=False).indices
+    return torch.zeros_like(scores, dtype=torch.bool).scatter_(1, idx, True)
+''',
+            '''def topk_mask(scores, k):
+    idx = scores.topk(k, dim=1).indices
+    return torch.zeros_like(scores, dtype=torch.long).scatter_(1, idx, 1)
+''',
+            '''def topk_mask(scores, k):
+    if k == 0:
+        return torch.zeros(scores.shape, dtype=torch.bool, device=scores.device)
+    kth = scores.topk(k, dim=1).values[:, -1:]
+    return scores > kth
+''',
+        ],
+    },
+    'embedding_bag_mean': {
+        'right': [
+            '''import torch
+def embedding_bag_mean(table, index, lengths):
+    L = index.shape[1]
+    real = (torch.arange(L, device=index.device) < lengths[:, None]).unsqueeze(-1)
+    work = torch.promote_types(table.dtype, torch.float32)
+    picked = table[index].to(work)
+    total = torch.where(real, picked, torch.zeros((), dtype=work, device=table.device)).sum(dim=1)
+    mean = total / lengths.clamp(min=1).to(work)[:, None]
+    return mean.to(table.dtype)
+''',
+            '''def embedding_bag_mean(table, index, lengths):
+    """(B, D): row b is the mean of table[index[b, j]] for j < lengths[b], zeros when lengths[b] is 0."""
+    vectors = table[index]
+    real = torch.arange(index.shape[1], device=index.device) < lengths.unsqueeze(1)
+    total = (vectors * real.unsqueeze(-1).to(table.dtype)).sum(dim=1)
+    return total / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)
+''',
+            '''import torch
+import torch.nn.functional as F
+def embedding_bag_mean(table, index, lengths):
+    B, L = index.shape
+    real = torch.arange(L, device=index.device).unsqueeze(0) < lengths.unsqueeze(1)
+    ids = index[real]
+    offsets = torch.cumsum(lengths, 0) - lengths
+    if B == 0:
+        return table.new_zeros(0, table.shape[1])
+    return F.embedding_bag(ids, table, offsets, mode="mean")
+''',
+            '''import torch
+def embedding_bag_mean(table, index, lengths):
+    B, L = index.shape
+    acc = torch.zeros(B, table.shape[1], dtype=table.dtype, device=table.device)
+    for j in range(L):
+        keep = (lengths > j).to(table.dtype).unsqueeze(1)
+        acc = acc + table[index[:, j]] * keep
+    return acc / lengths.clamp(min=1).to(table.dtype).unsqueeze(1)
+''',
+            '''import torch
+def embedding_bag_mean(table, index, lengths):
+    L = index.shape[1]
+    weights = (torch.arange(L, device=index.device)[None, :] < lengths[:, None]).to(table.dtype)
+    weights = weights / lengths.clamp(min=1)[:, None].to(table.dtype)
+    return torch.einsum("bl,bld->bd", weights, table[index])
+''',
+            '''import torch
+def embedding_bag_mean(table, index, lengths):
+    B, L = index.shape
+    real = torch.arange(L, device=index.device).expand(B, L) < lengths.view(-1, 1)
+    owner = torch.arange(B, device=index.device).view(-1, 1).expand(B, L)
+    out = torch.zeros(B, table.shape[1], dtype=table.dtype, device=table.device)
+    out.index_add_(0, owner[real], table[index[real]])
+    return out / lengths.clamp(min=1).to(table.dtype).view(-1, 1)
+''',
+        ],
+        'wrong': [
+            '''def embedding_bag_mean(table, index, lengths):
+    return table[index].mean(dim=1)
+''',
+            '''def embedding_bag_mean(table, index, lengths):
+    real = torch.arange(index.shape[1]) < lengths.unsqueeze(1)
+    return (table[index] * real.unsqueeze(-1)).sum(dim=1) / lengths.unsqueeze(1)
+''',
+            '''def embedding_bag_mean(table, index, lengths):
+    rows = []
+    for b in range(index.shape[0]):
+        n = int(lengths[b])
+        rows.append(table[index[b, :n]].mean(dim=0) if n > 0 else torch.zeros(table.shape[1], dtype=table.dtype))
+    return torch.stack(rows) if rows else torch.zeros(0, table.shape[1], dtype=table.dtype)
+''',
+        ],
+    },
+    'box_iou': {
+        'right': [
+            '''import torch
+def box_iou(a, b):
+    lt = torch.maximum(a[:, None, :2], b[None, :, :2])
+    rb = torch.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = (rb - lt).clamp(min=0).prod(dim=-1)
+    area_a = (a[:, 2:] - a[:, :2]).prod(dim=-1)
+    area_b = (b[:, 2:] - b[:, :2]).prod(dim=-1)
+    union = area_a[:, None] + area_b[None, :] - inter
+    return inter / union.clamp(min=torch.finfo(a.dtype).tiny)
+''',
+            '''def box_iou(a, b):
+    """(N, M) intersection over union of every box of a (N, 4) with every box of b (M, 4)."""
+    left = torch.maximum(a[:, None, 0], b[None, :, 0])
+    top = torch.maximum(a[:, None, 1], b[None, :, 1])
+    right = torch.minimum(a[:, None, 2], b[None, :, 2])
+    bottom = torch.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (right - left).clamp(min=0) * (bottom - top).clamp(min=0)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    return torch.where(union > 0, inter / union, torch.zeros_like(union))
+''',
+            '''import torch
+def box_iou(a, b):
+    a32, b32 = a.to(torch.float64), b.to(torch.float64)
+    lt = torch.max(a32[:, None, :2], b32[None, :, :2])
+    rb = torch.min(a32[:, None, 2:], b32[None, :, 2:])
+    wh = (rb - lt).clamp(min=0)
+    inter = wh[..., 0] * wh[..., 1]
+    area = lambda t: (t[:, 2] - t[:, 0]) * (t[:, 3] - t[:, 1])
+    union = area(a32)[:, None] + area(b32)[None, :] - inter
+    return torch.nan_to_num(inter / union, nan=0.0).to(a.dtype)
+''',
+            '''import torch
+def box_iou(a, b):
+    N, M = a.shape[0], b.shape[0]
+    if N == 0 or M == 0:
+        return torch.zeros(N, M, dtype=a.dtype, device=a.device)
+    rows = []
+    for i in range(N):
+        x1, y1, x2, y2 = a[i]
+        w = (torch.minimum(x2, b[:, 2]) - torch.maximum(x1, b[:, 0])).clamp(min=0)
+        h = (torch.minimum(y2, b[:, 3]) - torch.maximum(y1, b[:, 1])).clamp(min=0)
+        inter = w * h
+        union = (x2 - x1) * (y2 - y1) + (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) - inter
+        rows.append(torch.where(union > 0, inter / union, torch.zeros_like(inter)))
+    return torch.stack(rows).to(a.dtype)
+''',
+            '''import torch
+def box_iou(a, b):
+    ax1, ay1, ax2, ay2 = a.unsqueeze(1).unbind(-1)
+    bx1, by1, bx2, by2 = b.unsqueeze(0).unbind(-1)
+    iw = (torch.min(ax2, bx2) - torch.max(ax1, bx1)).clamp_min(0)
+    ih = (torch.min(ay2, by2) - torch.max(ay1, by1)).clamp_min(0)
+    inter = iw * ih
+    union = (ax2 - ax1) * (ay2 - ay1) + (bx2 - bx1) * (by2 - by1) - inter
+    safe = torch.where(union == 0, torch.ones_like(union), union)
+    return (inter / safe).to(a.dtype)
+''',
+        ],
+        'wrong': [
+            '''def box_iou(a, b):
+    left = torch.maximum(a[:, None, 0], b[None, :, 0])
+    top = torch.maximum(a[:, None, 1], b[None, :, 1])
+    right = torch.minimum(a[:, None, 2], b[None, :, 2])
+    bottom = torch.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (right - left) * (bottom - top)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    return torch.where(union > 0, inter / union, torch.zeros_like(union))
+''',
+            '''def box_iou(a, b):
+    left = torch.maximum(a[:, None, 0], b[None, :, 0])
+    top = torch.maximum(a[:, None, 1], b[None, :, 1])
+    right = torch.minimum(a[:, None, 2], b[None, :, 2])
+    bottom = torch.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (right - left).clamp(min=0) * (bottom - top).clamp(min=0)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / (area_a[:, None] + area_b[None, :] - inter)
+''',
+            '''def box_iou(a, b):
+    left = torch.maximum(a[:, None, 0], b[None, :, 0])
+    top = torch.maximum(a[:, None, 1], b[None, :, 1])
+    right = torch.minimum(a[:, None, 2], b[None, :, 2])
+    bottom = torch.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (right - left).clamp(min=0) * (bottom - top).clamp(min=0)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :]
+    return torch.where(union > 0, inter / union, torch.zeros_like(union))
+''',
+        ],
+    },
+}
+for _item, _table in MORE.items():
+    for _kind, _codes in _table.items():
+        ITEMS[_item].setdefault(_kind, []).extend(_codes)
