@@ -21,7 +21,6 @@
 # %%
 import torch
 import torch.nn.functional as F
-from torch.utils import benchmark
 
 from course.device import describe_setup
 from course.pictures.indexing import gather_picture, mask_selection, timing_curves
@@ -407,6 +406,8 @@ print(clip_loop(sample).tolist(), clip_tolist(sample).tolist(), clip_vectorized(
 # `time.perf_counter()` around them measures only the queueing.
 
 # %%
+from torch.utils import benchmark
+
 versions = {"loop over tensor elements": (clip_loop, 1), "loop over .tolist()": (clip_tolist, 5),
             "vectorized": (clip_vectorized, 50)}
 
