@@ -174,28 +174,41 @@ def make_report(course_dir: Path, *, out: Path, assignments: list[str] | None = 
         raise UsageError(str(exc)) from None
 
 
-def format_table(course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None) -> str:
-    """A plain-text score table: one block per assignment, a row per student, a column per item."""
+def format_table(course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None,
+                 width: int = 100) -> str:
+    """A plain-text score table per assignment: a row per item under its whole name, a column per
+    student, split into several tables when the class is too wide for `width` columns."""
     rows = gradebook.item_scores(course_dir, assignments=assignments)
     out: list[str] = []
     for assignment in sorted({r.assignment for r in rows}):
         mine = [r for r in rows if r.assignment == assignment]
-        items = sorted({r.item for r in mine}, key=lambda i: [r.item for r in mine].index(i))
+        items = list(dict.fromkeys(r.item for r in mine))
         maxima = {r.item: r.max_score for r in mine}
         students = sorted({r.student for r in mine})
-        short = [i.removeprefix("test_").removeprefix("answer_") for i in items]
-        width = max(6, *(len(s) for s in students))
-        out.append(f"\n{assignment}")
-        out.append(" " * width + "  " + "  ".join(f"{s[:12]:>12}" for s in short) + f"  {'total':>9}")
-        for who in students:
-            scores = {r.item: r.score for r in mine if r.student == who}
-            cells = [f"{scores.get(i, 0):>5g}/{maxima[i]:<6g}" for i in items]
-            total = sum(scores.values())
-            line = f"{who:<{width}}  " + "  ".join(f"{c:>12}" for c in cells) + f"  {total:>4g}/{sum(maxima.values()):<4g}"
-            if notes and who in notes:
-                line += f"  {notes[who]}"
-            out.append(line)
+        scores = {(r.student, r.item): r.score for r in mine}
+        names = [i.removeprefix("test_").removeprefix("answer_") for i in items] + ["total"]
+        label = max(len(n) for n in names)
+        cell = max(9, *(len(s) for s in students))
+        per_table = max(1, (width - label) // (cell + 2))
+        for first in range(0, len(students), per_table):
+            group = students[first:first + per_table]
+            out.append(f"\n{assignment}" + (f" (students {first + 1}-{first + len(group)})" if len(students) > per_table else ""))
+            out.append(" " * label + "".join(f"  {s:>{cell}}" for s in group))
+            for item, name in zip(items, names):
+                out.append(f"{name:<{label}}" + "".join(
+                    f"  {_score(scores.get((s, item), 0), maxima[item]):>{cell}}" for s in group))
+            total_max = sum(maxima.values())
+            out.append(f"{'total':<{label}}" + "".join(
+                f"  {_score(sum(scores.get((s, i), 0) for i in items), total_max):>{cell}}" for s in group))
+    shown = sorted({r.student for r in rows})
+    if notes and any(who in notes for who in shown):
+        out.append("")
+        out.extend(f"{who}: {notes[who]}" for who in shown if who in notes)
     return "\n".join(out)
+
+
+def _score(score: float, maximum: float) -> str:
+    return f"{score:g}/{maximum:g}"
 
 
 def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path | None = None, db_url: str | None = None) -> Path:
