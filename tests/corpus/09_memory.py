@@ -220,4 +220,68 @@ import operator
     return m''',
         ],
     },
+    "answer_slice_layout": {
+        "wrong": [
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = (4, 6, 2)''',
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = (6, 2, 6)''',
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = (1, 6, 2)''',
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = (6, 12, 2)''',
+        ],
+        "right": [
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = (6, 6, 2)''',
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = [6, 6, 2]''',
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = torch.Size([6, 6, 2])''',
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = (lambda y: (y.storage_offset(), *y.stride()))(torch.arange(24).reshape(4, 6)[1:, ::2])''',
+            '''# A tuple of three ints, for example (0, 1, 1).
+answer_slice_layout = tuple(torch.tensor([6, 6, 2]).tolist())''',
+        ],
+    },
+    "answer_same_storage": {
+        "wrong": [
+            '''# One upper-case letter as a string, for example "A".
+answer_same_storage = "A"''',
+            '''# One upper-case letter as a string, for example "A".
+answer_same_storage = "C"''',
+            '''# One upper-case letter as a string, for example "A".
+answer_same_storage = "D"''',
+        ],
+        "right": [
+            '''# One upper-case letter as a string, for example "A".
+answer_same_storage = "B"''',
+            '''# One upper-case letter as a string, for example "A".
+answer_same_storage = " b "''',
+            '''# One upper-case letter as a string, for example "A".
+answer_same_storage = "ABCD"[1]''',
+            '''# One upper-case letter as a string, for example "A".
+answer_same_storage = chr(66)''',
+        ],
+    },
+    "answer_write_expanded": {
+        "wrong": [
+            '''# One upper-case letter as a string, for example "A".
+answer_write_expanded = "A"''',
+            '''# One upper-case letter as a string, for example "A".
+answer_write_expanded = "B"''',
+            '''# One upper-case letter as a string, for example "A".
+answer_write_expanded = "D"''',
+        ],
+        "right": [
+            '''# One upper-case letter as a string, for example "A".
+answer_write_expanded = "C"''',
+            '''# One upper-case letter as a string, for example "A".
+answer_write_expanded = "c"''',
+            '''# One upper-case letter as a string, for example "A".
+answer_write_expanded = "C "''',
+            '''# One upper-case letter as a string, for example "A".
+answer_write_expanded = "ABCD"[2]''',
+        ],
+    },
 }
