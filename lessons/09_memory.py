@@ -333,10 +333,10 @@ print("shape", tuple(stored.shape), "stride", stored.stride(), "equal values:", 
 print("contiguous:", stored.is_contiguous(), " channels_last contiguous:", stored.is_contiguous(memory_format=torch.channels_last))
 
 # %% [markdown]
-# Convolution libraries often prefer channels last, and a convolution given a channels-last input on
-# the CPU returns a channels-last output. Whether it is faster depends on the library build, the
-# machine and the sizes: measure it. (`torch.utils.benchmark` runs each statement enough times to
-# give a steady number; with a GPU the same cell times CUDA.)
+# In PyTorch, a convolution given a channels-last input on the CPU returns a channels-last output.
+# Whether it is faster depends on the library build, the machine and the sizes: measure it.
+# (`torch.utils.benchmark` runs each statement enough times to give a steady number; with a GPU the
+# same cell times CUDA.)
 
 # %%
 from torch.utils import benchmark

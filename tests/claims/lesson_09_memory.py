@@ -409,6 +409,14 @@ def _():
     assert x.untyped_storage().data_ptr() == where
 
 
+@claim(LESSON, "Broadcasting only stretches the right-hand side.")
+def _():
+    row, grid = torch.zeros(1, 3), torch.ones(2, 3)
+    _raises(RuntimeError, row.add_, grid)  # even a size-1 dimension of the left operand does not stretch
+    grid.add_(row)
+    assert grid.tolist() == [[1.0] * 3] * 2 and (row + grid).shape == (2, 3)
+
+
 @claim(LESSON, "`x.add_(y)` works when `y` broadcasts to `x.shape`; it raises when the broadcast shape would be larger than "
                "`x`, because `x` cannot grow. `torch.add(a, b, out=x)` writes the result into `x` and returns `x`.")
 def _():
