@@ -95,6 +95,7 @@ class ExchangeHub:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                self.stop()  # its proxy may still run
                 raise RuntimeError(f"jupyterhub exited with status {self.process.returncode}:\n{self.log.read_text()[-4000:]}")
             try:
                 request = urllib.request.Request(self.url + f"/api/courses/{COURSE}/releases",
@@ -135,6 +136,11 @@ class ExchangeHub:
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:
+            pass
+        # The proxy, if the hub died before it could stop it, is known by the pid file the hub wrote.
+        try:
+            os.kill(int((self.workdir / "proxy.pid").read_text().strip()), signal.SIGKILL)
+        except (OSError, ValueError):
             pass
         # The service runs in a session of its own, in the store (its working folder).
         for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
