@@ -582,3 +582,74 @@ def _():
             piece.clone()
     assert many.names.count("clone") == 32
     assert math.isclose(float(torch.cat(list(source.split(1))).sum()), float(source.sum()), rel_tol=1e-6)
+
+
+# Common mistakes
+
+@claim(L, "`x.device == torch.device(\"cuda\")` is `False` for a tensor on `cuda:0`. Test `x.is_cuda` or `x.device.type == \"cuda\"`, "
+          "or compare two tensors' devices.")
+def _():
+    assert torch.device("cuda:0") != torch.device("cuda")
+    _needs_cuda()
+    x = torch.ones(1, device="cuda:0")
+    assert x.device != torch.device("cuda") and x.is_cuda and x.device.type == "cuda" and x.device == torch.zeros(1, device="cuda").device
+
+
+@claim(L, "A clock read right after a CUDA call measures the queueing.")
+def _():
+    _needs_cuda()
+    a = torch.randn(4096, 4096, device="cuda")
+    torch.cuda.synchronize()
+    for _ in range(10):
+        a = a @ a / 4096
+    assert not torch.cuda.current_stream().query()
+    torch.cuda.synchronize()
+
+
+@claim(L, "`loss.item()` or `print(loss)` in every step of a GPU loop makes Python wait for the GPU each time.")
+def _():
+    _needs_cuda()
+    loss = torch.tensor(1.0, device="cuda")
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        with pytest.raises(RuntimeError):
+            loss.item()
+        with pytest.raises(RuntimeError):
+            print(loss)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+
+
+@claim(L, "Keep the running total as a tensor on the device, and read it once at the end")
+def _():
+    total = torch.zeros((), device="meta")
+    total += torch.tensor(2.0, device="meta")
+    assert total.device.type == "meta"
+    _needs_cuda()
+    total = torch.zeros((), device="cuda")
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        for step in range(3):
+            total += torch.full((), float(step), device="cuda")
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert total.item() == 3.0
+
+
+@claim(L, "On a machine without a GPU, `torch.load` of a checkpoint written on one fails; pass `map_location=\"cpu\"` (and `weights_only=True`).")
+def _():
+    from instructor.pipeline import checkpoint_bytes
+
+    data = checkpoint_bytes({"w": torch.ones(2)}, saved_on="cuda:0")
+    assert torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)["w"].device.type == "cpu"
+    _needs_no_cuda()
+    with pytest.raises(RuntimeError):
+        torch.load(io.BytesIO(data), weights_only=True)
+
+
+@claim(L, "Every cell that draws random numbers moves the generator on.")
+def _():
+    torch.manual_seed(0)
+    state = torch.random.get_rng_state()
+    torch.rand(1)
+    assert not torch.equal(torch.random.get_rng_state(), state)
