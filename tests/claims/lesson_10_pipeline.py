@@ -1,7 +1,8 @@
 """Claims of lesson 10 (the GPU pipeline).
 
-The claims about CUDA itself skip on a machine without a GPU (`_needs_cuda`); every other claim runs
-on the CPU and `meta`, as the lesson does there.
+The claims about CUDA itself are registered with `cuda=True` (their tests carry the `cuda` mark) and
+skip on a machine without a GPU; the others run on the CPU and `meta`, as the lesson does there, and
+check their CUDA part too when a GPU is present.
 """
 
 import io
@@ -61,7 +62,7 @@ def _():
 
 
 @claim(L, "A tensor always knows exactly where it is, so a tensor made with `device=\"cuda\"` reports `cuda:0` (on a one-GPU machine, "
-          "or when GPU 0 is current).")
+          "or when GPU 0 is current).", cuda=True)
 def _():
     _needs_cuda()
     with torch.cuda.device(0):
@@ -78,7 +79,7 @@ def _():
 
 
 @claim(L, "So a check such as `x.device == torch.device(\"cuda\")` is `False` for every CUDA tensor, and the code behind it silently "
-          "takes the wrong branch.")
+          "takes the wrong branch.", cuda=True)
 def _():
     _needs_cuda()
     for index in range(torch.cuda.device_count()):
@@ -133,7 +134,7 @@ def _():
     assert torch.equal(target, source)
 
 
-@claim(L, "a copy to a GPU also starts a transfer over the bus")
+@claim(L, "a copy to a GPU also starts a transfer over the bus", cuda=True)
 def _():
     _needs_cuda()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
@@ -164,7 +165,7 @@ def _():
 
 # Asynchronous execution
 
-@claim(L, "A CUDA operation called from Python does not wait for the GPU: PyTorch puts the kernel in a queue (a *stream*) and returns at once")
+@claim(L, "A CUDA operation called from Python does not wait for the GPU: PyTorch puts the kernel in a queue (a *stream*) and returns at once", cuda=True)
 def _():
     _needs_cuda()
     a = torch.randn(4096, 4096, device="cuda")
@@ -178,7 +179,7 @@ def _():
 
 @claim(L, "To time GPU work, wait for the queue to empty with `torch.cuda.synchronize()` before each reading of the clock, or record "
           "CUDA events (`torch.cuda.Event(enable_timing=True)`, `.record()` before and after, `end.synchronize()`, then "
-          "`start.elapsed_time(end)` in milliseconds). `torch.utils.benchmark` does the waiting for you.")
+          "`start.elapsed_time(end)` in milliseconds). `torch.utils.benchmark` does the waiting for you.", cuda=True)
 def _():
     _needs_cuda()
     a = torch.randn(2048, 2048, device="cuda")
@@ -233,7 +234,7 @@ def _():
 # Pinned memory
 
 @claim(L, "A tensor already in pinned memory (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can "
-          "a copy to the GPU run in the background: `t.to(\"cuda\", non_blocking=True)` then returns at once")
+          "a copy to the GPU run in the background: `t.to(\"cuda\", non_blocking=True)` then returns at once", cuda=True)
 def _():
     _needs_cuda()
     pinned = torch.randn(64 * 1024 * 1024).pin_memory()
@@ -246,7 +247,7 @@ def _():
     assert torch.equal(moved.cpu(), pinned)
 
 
-@claim(L, "From pageable memory, `non_blocking=True` gains nothing: the copy still goes through the staging buffer first.")
+@claim(L, "From pageable memory, `non_blocking=True` gains nothing: the copy still goes through the staging buffer first.", cuda=True)
 def _():
     _needs_cuda()
     pageable = torch.randn(16 * 1024 * 1024)
@@ -256,14 +257,14 @@ def _():
     assert torch.equal(moved.cpu(), pageable)
 
 
-@claim(L, "`DataLoader(..., pin_memory=True)` puts each batch in pinned memory as it is made")
+@claim(L, "`DataLoader(..., pin_memory=True)` puts each batch in pinned memory as it is made", cuda=True)
 def _():
     _needs_cuda()
     images, labels = next(iter(DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)))
     assert images.is_pinned() and labels.is_pinned()
 
 
-@claim(L, "pinning is itself a copy")
+@claim(L, "pinning is itself a copy", cuda=True)
 def _():
     _needs_cuda()
     t = torch.randn(8)
@@ -271,7 +272,7 @@ def _():
     assert pinned.data_ptr() != t.data_ptr() and torch.equal(pinned, t) and not t.is_pinned()
 
 
-@claim(L, "A copy from the GPU to the CPU with `non_blocking=True` may return before the values have arrived: synchronise before reading them.")
+@claim(L, "A copy from the GPU to the CPU with `non_blocking=True` may return before the values have arrived: synchronise before reading them.", cuda=True)
 def _():
     _needs_cuda()
     big = torch.randn(64 * 1024 * 1024, device="cuda")
@@ -595,7 +596,7 @@ def _():
     assert x.device != torch.device("cuda") and x.is_cuda and x.device.type == "cuda" and x.device == torch.zeros(1, device="cuda").device
 
 
-@claim(L, "A clock read right after a CUDA call measures the queueing.")
+@claim(L, "A clock read right after a CUDA call measures the queueing.", cuda=True)
 def _():
     _needs_cuda()
     a = torch.randn(4096, 4096, device="cuda")
@@ -606,7 +607,7 @@ def _():
     torch.cuda.synchronize()
 
 
-@claim(L, "`loss.item()` or `print(loss)` in every step of a GPU loop makes Python wait for the GPU each time.")
+@claim(L, "`loss.item()` or `print(loss)` in every step of a GPU loop makes Python wait for the GPU each time.", cuda=True)
 def _():
     _needs_cuda()
     loss = torch.tensor(1.0, device="cuda")
