@@ -450,7 +450,9 @@ print("the yellow box of the picture:", images[1, 0, 2, 3].item())
 # Image files and NumPy-based libraries usually give you one image as `(height, width, channels)`
 # ("channels last"). To feed it to a model, move the channel axis to the front with `permute`, then
 # add the batch axis with `unsqueeze(0)` (or stack several images with `torch.stack`). Lesson 5
-# covers these shape operations in depth.
+# covers these shape operations in depth. (Here "channels last" is about the *shape*. PyTorch also
+# has a `torch.channels_last` memory format, which keeps the `(B, C, H, W)` shape and only stores the
+# numbers in another order; it is a speed setting, not a layout you index differently.)
 
 # %%
 photo = np.random.default_rng(0).integers(0, 256, size=(4, 5, 3), dtype=np.uint8)

@@ -309,3 +309,11 @@ def _():
     with pytest.raises(TypeError):
         torch.exp(np.array([0.0, 1.0]))
     assert np.array([1.0]).dtype != torch.tensor([1.0]).numpy().dtype
+
+
+@claim("01_tensors", "PyTorch also has a `torch.channels_last` memory format, which keeps the `(B, C, H, W)` shape and only stores the numbers in another order; it is a speed setting, not a layout you index differently.)")
+def _():
+    x = torch.arange(2 * 3 * 4 * 5.0).reshape(2, 3, 4, 5)
+    y = x.to(memory_format=torch.channels_last)
+    assert y.shape == x.shape and torch.equal(x, y) and y[1, 2, 3, 4] == x[1, 2, 3, 4]
+    assert y.is_contiguous(memory_format=torch.channels_last) and y.stride()[1] == 1
