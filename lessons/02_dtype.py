@@ -759,12 +759,12 @@ def features_and_labels(table):
 # %% test features_and_labels points=2
 import numpy as np
 import torch
-from course.checks import check_raises, check_tensor, check_true, passed
+from course.checks import check_raises, check_runs, check_tensor, check_true, passed
 
 
 def check_split(table, features, labels, what):
     """Compare the (features, labels) pair with the expected one, so a failure names the half that is wrong."""
-    result = features_and_labels(table)
+    result = check_runs(features_and_labels, table, what=what)
     check_true(
         isinstance(result, (tuple, list)) and len(result) == 2,
         f"Expected {what} to return a pair (features, labels), but found {type(result).__name__}: {result!r:.150}.",
