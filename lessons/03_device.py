@@ -614,6 +614,8 @@ if torch.cuda.is_available():
                 what="same_device(two tensors on cuda:0)")
     check_equal(same_device(torch.ones(2, device="cuda"), torch.ones(2)), False,
                 what="same_device(a CUDA tensor, a CPU tensor)")
+    check_equal(same_device(torch.ones(2, device=torch.device("cuda")), torch.ones(2).to(torch.device("cuda", torch.cuda.current_device()))),
+                True, what="same_device of a tensor made with device=torch.device('cuda') and one moved to that GPU by its index")
     if torch.cuda.device_count() >= 2:
         check_equal(same_device(torch.ones(2, device="cuda:0"), torch.ones(2, device="cuda:1")), False,
                     what="same_device(a tensor on cuda:0, a tensor on cuda:1)")
@@ -788,6 +790,10 @@ for dev in test_devices(meta=True):
     check_paths(find_misplaced(mixed_batch(dev, "cpu" if dev != "cpu" else "meta"), place),
                 [("labels", 1), ("info", "weights", 1), (7,), ("deep", 0, 0, 0, 0, 0, 0)],
                 what=f"find_misplaced(nested batch, {place!r})")
+if torch.cuda.is_available():
+    here = torch.device("cuda", torch.cuda.current_device())
+    check_paths(find_misplaced({"x": torch.ones(2, device="cuda"), "y": [torch.ones(1)]}, here), [("y", 0)],
+                what=f"find_misplaced of a batch made with device='cuda', given {here} (the GPU with its index)")
 result, changed = call_watching_inputs(find_misplaced, mixed_batch("cpu", "meta"), "cpu")
 check_true(changed == [], "Expected find_misplaced to leave the batch unchanged (measured in your process), but it changed it.")
 check_paths(result, away_paths, what="find_misplaced(nested batch, 'cpu')")
