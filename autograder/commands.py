@@ -279,6 +279,9 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         for where, notes in sorted(stats.get("repairs", {}).items()):
             for note in notes:
                 print(f"  repaired {where}: {note}")
+        for where, notes in sorted(stats.get("limits", {}).items()):
+            for note in notes:
+                print(f"  over a limit {where}: {note}")
         for where, found in sorted(stats.get("tampering", {}).items()):
             for entry in found:
                 target = f"item {entry['item']}" if entry.get("item") else "outside any item"

@@ -750,3 +750,103 @@ def _unprivileged(tmp_path: Path, decoy) -> None:
     assert out["secret"] == "PermissionError"
     assert out["kill"] in ("PermissionError", "ProcessLookupError") and decoy.poll() is None
     assert out["forks"] < 8
+
+
+# ---------------------------------------------------------------- scratch space, environment, memory cgroup
+
+
+def _fill_scratch() -> dict:
+    def fill():
+        with open("fill.bin", "wb") as handle:
+            while True:
+                handle.write(b"x" * (1 << 20))
+
+    def litter():
+        os.makedirs("litter", exist_ok=True)
+        for i in range(100_000):
+            open(f"litter/{i}", "w").close()
+
+    out = {}
+    for name, action in (("fill", fill), ("litter", litter)):
+        try:
+            action()
+            out[name] = "ok"
+        except OSError as exc:
+            out[name] = errno.errorcode.get(exc.errno, str(exc.errno))
+    out["size"] = os.path.getsize("fill.bin")
+    return out
+
+
+def test_each_worker_gets_its_own_scratch_space(tmp_path):
+    """Filling the folder (bytes, then inodes) fails with ENOSPC at the worker's own limits, and leaves nothing outside it."""
+    out, _ = run_confined(tmp_path, _fill_scratch, limits=Limits(scratch_mb=4, scratch_files=200, max_file_mb=64))
+    assert out["fill"] == "ENOSPC" and out["size"] <= 4 * 1024 * 1024
+    assert out["litter"] == "ENOSPC"
+    assert [list(p.iterdir()) for p in tmp_path.glob("work-*")] == [[]]  # the tmpfs went with the worker
+
+
+def _environment() -> dict:
+    return {"environ": dict(os.environ), "proc": open("/proc/self/environ", "rb").read().decode(errors="replace")}
+
+
+def test_confine_keeps_only_the_allowed_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_TOKEN", "secret-in-the-graders-environment")
+    out, _ = run_confined(tmp_path, _environment)
+    assert "FAKE_TOKEN" not in out["environ"]
+    assert set(out["environ"]) <= set(sandbox.ENV_ALLOWED) | {"HOME", "TMPDIR", "TMP", "TEMP", "IPYTHONDIR", "MPLCONFIGDIR",
+                                                              "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TORCH_HOME"}
+
+
+def test_the_zygote_starts_with_the_allow_list_only(monkeypatch):
+    from autograder import engine
+
+    monkeypatch.setenv("FAKE_TOKEN", "secret")
+    monkeypatch.setenv("PGPASSWORD", "secret")
+    env = engine._env(1, ("EXTRA_NAME",))
+    assert "FAKE_TOKEN" not in env and "PGPASSWORD" not in env
+    assert set(env) <= set(sandbox.ENV_ALLOWED) | {"EXTRA_NAME"}
+    assert env["PATH"] == os.environ["PATH"]
+
+
+def _hold(mb: int, processes: int) -> str:
+    kids = []
+    for _ in range(processes):
+        pid = os.fork()
+        if pid == 0:
+            block = bytearray(mb * 1024 * 1024)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            time.sleep(5)
+            os._exit(0)
+        kids.append(pid)
+    return "".join("k" if os.WIFSIGNALED(os.waitpid(pid, 0)[1]) else "." for pid in kids)
+
+
+@pytest.mark.skipif(not CAPS["memory_cgroup"], reason="no memory cgroup for the grader here")
+def test_memory_is_limited_for_all_processes_together(tmp_path):
+    """Six processes of 100 MB each under a 256 MB limit: the cgroup kills some, though each is under the per-process limit."""
+    from autograder import cgroup
+
+    groups = cgroup.Groups()
+    try:
+        group = groups.create("sandbox-test", 256)
+        fd = group.procs_fd()
+        workdir = tmp_path / "w"
+        workdir.mkdir()
+        result_r, result_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                sandbox.confine(workdir=workdir, limits=Limits(memory_mb=256), keep_fds=[result_w], cgroup_fd=fd)
+                os.write(result_w, _hold(100, 6).encode())
+            finally:
+                os._exit(0)
+        os.close(fd)
+        os.close(result_w)
+        got = _read_all(result_r, time.monotonic() + 60).decode()
+        os.close(result_r)
+        sandbox.kill_tree(pid)
+        os.waitpid(pid, 0)
+        assert "k" in got and group.oom_kills() > 0
+    finally:
+        groups.close()
