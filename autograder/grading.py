@@ -39,7 +39,6 @@ class Session:
         self.allow_weak = allow_weak
         self.memory = memory  # the notebook's memory cgroup (`cgroup.Group`), which every child joins; None where there is none
         self.ooms = memory.oom_kills() if memory is not None else 0
-        self.over_memory = False  # whether the last child that died was killed for the notebook's memory limit
         self.budget = budget if budget is not None else wire.Budget()
         self.limits = limits
         self.notebook_deadline = deadline
@@ -99,9 +98,6 @@ class Session:
 
     def kill(self) -> None:
         self._fold_busy()
-        if self.memory is not None and self.pid is not None:
-            ooms = self.memory.oom_kills()
-            self.over_memory, self.ooms = ooms > self.ooms, ooms
         if self.conn is not None:
             self.events += self.conn.take_events()
         if self.pid is not None:
@@ -125,6 +121,14 @@ class Session:
             except (wire.ChannelClosed, wire.Timeout, wire.WireError):
                 pass
         self.kill()
+
+    def memory_hit(self) -> bool:
+        """Whether the kernel killed a process of this notebook for its memory limit since the last call."""
+        if self.memory is None:
+            return False
+        count = self.memory.oom_kills()
+        hit, self.ooms = count > self.ooms, count
+        return hit
 
     def take_events(self) -> list[str]:
         events = self.events + (self.conn.take_events() if self.conn is not None else [])
@@ -388,10 +392,15 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
     files = jobs.files(job)
     notes = [str(n) for n in job.get("notes", [])]
     if memory is not None:
-        memory.set_limit(limits.memory_mb)
+        try:
+            memory.set_limit(limits.memory_mb)
+        except OSError:
+            pass  # the group keeps the limit the pool gave it
     deadline = time.monotonic() + limits.notebook_timeout
     session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")), memory=memory)
     output_left = limits.notebook_output_mb * 1024 * 1024
+    over_memory = _error_output("MemoryError", f"a process of this cell went over the notebook's memory limit ({limits.memory_mb} MB for all "
+                                "its processes and files together, c.Autograder.memory_limit_mb) and the grader stopped it")
 
     def kept(outputs: list) -> list:
         """`outputs`, or a note once the notebook's total recorded output is spent."""
@@ -444,6 +453,8 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                     judge_s += time.perf_counter() - t0
                     test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
                     cell.outputs = kept(_clean_outputs(verdict.outputs))
+                    if session.memory_hit():
+                        cell.outputs.append(over_memory)
                     cell.execution_count = count
                     if verdict.died:
                         failures.append({"cell": index, "kind": "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash"), "detail": verdict.evalue})
@@ -467,14 +478,12 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                 elif status == "timeout":
                     cell.outputs = [_error_output("TimeoutError", f"this cell ran past the grader's time limit ({limits.cell_timeout:g} s per cell) and was stopped; the rest of the notebook was graded without it")]
                     failures.append({"cell": index, "kind": "timeout"})
-                elif session.over_memory:
-                    cell.outputs = [_error_output("MemoryError", f"this cell went over the notebook's memory limit ({limits.memory_mb} MB for all its "
-                                                  "processes and files together, c.Autograder.memory_limit_mb) and was stopped; the rest of the "
-                                                  "notebook was graded without it")]
-                    failures.append({"cell": index, "kind": "memory limit"})
                 else:
                     cell.outputs = [_error_output("DeadKernelError", "this cell ended its process (it crashed or exited); the rest of the notebook was graded without it")]
                     failures.append({"cell": index, "kind": "crash"})
+                if session.memory_hit():
+                    cell.outputs = [o for o in cell.outputs if o.get("ename") != "DeadKernelError"] + [over_memory]
+                    failures.append({"cell": index, "kind": "memory limit"})
     except RuntimeError as exc:
         result.update(status="error", reason=str(exc))
         return result
