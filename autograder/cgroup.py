@@ -14,12 +14,14 @@ None and only the per-process limits hold (`autograder sandbox-check` says which
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 V1_ROOT = Path("/sys/fs/cgroup/memory")
+_RUNS = itertools.count()
 V2_ROOT = Path("/sys/fs/cgroup")
 
 
@@ -106,8 +108,8 @@ class Groups:
             return
         folder, version = own
         try:
-            path = folder / f"autograder-{os.getpid()}"
-            path.mkdir(exist_ok=True)
+            path = folder / f"autograder-{os.getpid()}-{next(_RUNS)}"
+            path.mkdir()
             if version == 2:
                 (path / "cgroup.subtree_control").write_text("+memory")
             self.root = Group(path, version)
@@ -135,7 +137,11 @@ class Groups:
         if self.root is None:
             return
         deadline = time.monotonic() + 5
-        for child in sorted((p for p in self.root.path.iterdir() if p.is_dir()), reverse=True):
+        try:
+            children = sorted((p for p in self.root.path.iterdir() if p.is_dir()), reverse=True)
+        except OSError:
+            children = []
+        for child in children:
             while True:
                 try:
                     child.rmdir()

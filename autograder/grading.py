@@ -344,7 +344,8 @@ def _output_size(outputs: list) -> int:
 
 
 def _over_note(what: str) -> dict:
-    return nbformat.v4.new_output("stream", name="stderr", text=f"[outputs not kept: {what}]\n")
+    """On stdout: nbgrader scores a test cell with anything on stderr as failed."""
+    return nbformat.v4.new_output("stream", name="stdout", text=f"[outputs not kept: {what}]\n")
 
 
 def _fit_notebook(nb: Any, limit_bytes: int) -> bool:

@@ -35,7 +35,6 @@ c.Autograder.max_handed_in_files = 5
 c.Autograder.max_handed_in_mb = 8
 c.Autograder.max_notebook_output_mb = 1
 c.Autograder.max_autograded_mb = 4
-c.Autograder.sandbox_environment = ["ADVERSARIAL_RUN"]
 """
 # Peak resident memory of the coordinator (this test process) and of any one judge, in MB.
 COORDINATOR_MB = 2048
@@ -179,14 +178,16 @@ def batch(tmp_path_factory):
     (course / "submitted" / HONEST_WITH_FILE / LESSON / f"{LESSON}.ipynb").write_bytes(honest)
     (course / "submitted" / HONEST_WITH_FILE / LESSON / "notes.txt").write_text("my notes\n")
     peaks = Peaks()
+    marker = uuid.uuid4().hex
     try:
-        with harness.environment(FAKE_TOKEN=TOKEN, ADVERSARIAL_RUN=uuid.uuid4().hex):
+        with harness.environment(FAKE_TOKEN=TOKEN, ADVERSARIAL_RUN=marker):
             stats: dict = {}
             results = commands.grade(course, assignments=[LESSON], progress=False, workers=2, stats=stats)
+            left = harness.marked_processes(marker)
             commands.feedback(course, assignments=[LESSON])
     finally:
         peaks.close()
-    yield {"course": course, "results": results, "table": gradebook.score_table(course), "stats": stats, "peaks": peaks}
+    yield {"course": course, "results": results, "table": gradebook.score_table(course), "stats": stats, "peaks": peaks, "left": left}
 
 
 @pytest.mark.parametrize("student", sorted(CONTROLS) + [HONEST_WITH_FILE])
@@ -238,3 +239,7 @@ def test_memory_over_the_limit_fails_that_cell_with_a_message_naming_it(batch):
 def test_the_grader_stays_under_its_memory_bounds(batch):
     assert batch["peaks"].coordinator < COORDINATOR_MB << 20
     assert batch["peaks"].judge < JUDGE_MB << 20
+
+
+def test_no_process_of_the_run_is_left(batch):
+    assert batch["left"] == []
