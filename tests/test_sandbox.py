@@ -195,10 +195,17 @@ def test_open_by_handle_cannot_bypass_paths(tmp_path, course_dir):
         handle, mount_id = Handle(128, 0), ctypes.c_int()
         if libc.name_to_handle_at(-100, path.encode(), ctypes.byref(handle), ctypes.byref(mount_id), 0) != 0:
             return "no handle"
-        fd = libc.open_by_handle_at(os.open(".", os.O_RDONLY), ctypes.byref(handle), os.O_RDONLY)
-        if fd < 0:
-            return os.strerror(ctypes.get_errno())
-        return os.read(fd, 100).decode()
+        for mount in (".", sys.prefix, "/"):  # the scratch folder is a tmpfs: a handle needs a descriptor on the target's file system
+            try:
+                mount_fd = os.open(mount, os.O_RDONLY)
+            except OSError:
+                continue
+            fd = libc.open_by_handle_at(mount_fd, ctypes.byref(handle), os.O_RDONLY)
+            if fd >= 0:
+                return os.read(fd, 100).decode()
+            if ctypes.get_errno() != errno.ESTALE:
+                return os.strerror(ctypes.get_errno())
+        return "no handle"
 
     out, _ = run_confined(tmp_path, probe, str(course_dir / "gradebook.db"))
     assert out in ("Permission denied", "Operation not permitted", "no handle")
@@ -457,14 +464,12 @@ def test_worker_exit_status_reaches_zygote(tmp_path):
 # ---------------------------------------------------------------- killing
 
 
-def _daemonise(pid_file: str) -> str:
-    """Double fork with a new session: the classic way out of a process group."""
+def _daemonise(report_fd: int) -> str:
+    """Double fork with a new session: the classic way out of a process group. The daemon's pid goes to `report_fd`."""
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            fd = os.open(pid_file, os.O_WRONLY | os.O_CREAT)
-            os.write(fd, str(os.getpid()).encode())
-            os.close(fd)
+            os.write(report_fd, f"{os.getpid()}\n".encode())
             time.sleep(300)
         os._exit(0)
     time.sleep(300)
@@ -472,10 +477,12 @@ def _daemonise(pid_file: str) -> str:
 
 
 def _kill_tree_case(tmp_path: Path, off: set[str], *, own_namespace: bool = False) -> tuple[int, int | None]:
-    """Start a worker that daemonises a grandchild; kill_tree the worker; return (worker, grandchild's pid file).
+    """Start a worker that daemonises a grandchild; return (worker, the grandchild's pid as the test sees it, or None).
 
     With `own_namespace` the worker is forked straight into a pid namespace of its own, as the zygote
     forks them (`sandbox.fork_into_pid_namespace`), instead of confining itself under a supervisor.
+    The pid comes over a pipe (the worker's folder is a tmpfs only it sees); inside a pid namespace
+    it is the namespace's number, so it is only used where the namespace is off.
     """
     workdir = tmp_path / "kt"
     workdir.mkdir()
@@ -489,19 +496,22 @@ def _kill_tree_case(tmp_path: Path, off: set[str], *, own_namespace: bool = Fals
         try:
             _switch_off(frozenset(off))
             sandbox.confine(workdir=workdir, limits=Limits(), keep_fds=[ready_w], allow_weak=bool(off))
-            os.write(ready_w, b"1")
-            _daemonise(str(workdir / "daemon.pid"))
+            _daemonise(ready_w)
         finally:
             os._exit(0)
     os.close(ready_w)
-    select.select([ready_r], [], [], 60)
-    os.close(ready_r)
-    pid_file = workdir / "daemon.pid"
-    for _ in range(3000):
-        if pid_file.exists() and pid_file.read_text():
+    line = b""
+    deadline = time.monotonic() + 60
+    while not line.endswith(b"\n") and time.monotonic() < deadline:
+        ready, _, _ = select.select([ready_r], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
             break
-        time.sleep(0.01)
-    return worker, pid_file
+        chunk = os.read(ready_r, 64)
+        if not chunk:
+            break
+        line += chunk
+    os.close(ready_r)
+    return worker, int(line) if line.strip().isdigit() else None
 
 
 def _alive(pid: int) -> bool:
@@ -514,18 +524,18 @@ def _alive(pid: int) -> bool:
 
 @needs["namespaces"]
 def test_kill_tree_leaves_nothing(tmp_path):
-    worker, pid_file = _kill_tree_case(tmp_path, set())
+    worker, daemon = _kill_tree_case(tmp_path, set())
+    assert daemon is not None, "the daemon never started"
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
-    assert pid_file.read_text(), "the daemon never started"
     assert not _leftovers(tmp_path)
 
 
 @needs["namespaces"]
 @needs["uid"]
 def test_kill_tree_leaves_nothing_for_a_worker_forked_into_its_own_namespace(tmp_path):
-    worker, pid_file = _kill_tree_case(tmp_path, set(), own_namespace=True)
-    assert pid_file.read_text(), "the daemon never started"
+    worker, daemon = _kill_tree_case(tmp_path, set(), own_namespace=True)
+    assert daemon is not None, "the daemon never started"
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
     assert not _leftovers(tmp_path)
@@ -555,11 +565,11 @@ def _wait_reparented(daemon: int, worker: int, timeout: float = 30.0) -> None:
 
 def test_kill_tree_control_misses_daemon(tmp_path):
     """Without the pid namespace and the private uid, a double-forked daemon escapes the kill."""
-    worker, pid_file = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
-    _wait_reparented(int(pid_file.read_text()), worker)
+    worker, daemon = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
+    _wait_reparented(daemon, worker)
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
-    daemon = int(pid_file.read_text())
+
     try:
         assert _alive(daemon)
     finally:
