@@ -743,6 +743,7 @@ def _unprivileged(tmp_path: Path, decoy) -> None:
     pkg = tmp_path / "pkg" / "autograder"
     pkg.mkdir(parents=True)
     shutil.copy(sandbox.__file__, pkg / "sandbox.py")
+    shutil.copy(Path(sandbox.__file__).with_name("cgroup.py"), pkg / "cgroup.py")
     (pkg / "__init__.py").write_text("")
     secret = tmp_path / "secret.txt"
     secret.write_text("s")
