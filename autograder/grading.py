@@ -348,9 +348,9 @@ def _over_note(what: str) -> dict:
     return nbformat.v4.new_output("stream", name="stdout", text=f"[outputs not kept: {what}]\n")
 
 
-def _fit_notebook(nb: Any, limit_bytes: int) -> bool:
-    """Replace the largest outputs by a note until the notebook is within `limit_bytes`; whether any were."""
-    size = len(nbformat.writes(nb))
+def _fit_notebook(nb: Any, limit_bytes: int, text: str | None = None) -> bool:
+    """Replace the largest outputs by a note until the notebook (written: `text`) is within `limit_bytes`; whether any were."""
+    size = len(text if text is not None else nbformat.writes(nb))
     if size <= limit_bytes:
         return False
     cells = sorted((c for c in nb.cells if c.get("cell_type") == "code" and c.get("outputs")), key=lambda c: -_output_size(c.outputs))
@@ -499,13 +499,15 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
             detail = "; ".join(tampering[item])[:2000]
             cell.outputs = [_error_output("TamperingDetected", f"the grader found the notebook interfering with its checks: {detail}. "
                                           "This item scores nothing until an instructor has reviewed it.")]
-    if _fit_notebook(nb, limits.autograded_mb * 1024 * 1024):
+    text = nbformat.writes(nb)
+    if _fit_notebook(nb, limits.autograded_mb * 1024 * 1024, text):
         notes.append(f"the autograded notebook was over its limit of {limits.autograded_mb} MB (c.Autograder.max_autograded_mb): "
                      "its largest outputs were replaced by a note")
     if notes:
         _add_notes(nb, notes)
         result["limits"] = notes
-    result["notebook_json"] = nbformat.writes(nb)
+        text = nbformat.writes(nb)
+    result["notebook_json"] = text
     result["timings"] = {"student_s": student_s, "judge_s": judge_s, "total_s": time.perf_counter() - started,
                          "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s, "tests": test_seconds}
     return result
