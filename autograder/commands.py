@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import authoring, bundle, config, gradebook, leaks, report, samples, stock
+from autograder import authoring, bundle, config, gradebook, leaks, limits as limits_mod, report, samples, stock
 
 
 class UsageError(ValueError):
@@ -156,7 +156,19 @@ def feedback(course_dir: Path, *, assignments: list[str] | None = None, student:
     for assignment in chosen:
         if (course_dir / "autograded").is_dir() and any((course_dir / "autograded").glob(f"*/{assignment}")):
             stock.generate_feedback(course_dir, assignment, student=student)
+    _cap_feedback(course_dir / "feedback", limits_mod.read_limits(course_dir).feedback_mb)
     return course_dir / "feedback"
+
+
+def _cap_feedback(folder: Path, megabytes: int) -> None:
+    """Replace each feedback page over `c.Autograder.max_feedback_mb` by a short page that says so (and print one line)."""
+    for page in sorted(folder.rglob("*.html")) if folder.is_dir() else []:
+        size = page.stat().st_size
+        if size > megabytes * 1024 * 1024:
+            page.write_text(f"<!DOCTYPE html><html><body><p>Your feedback for this notebook was {size / 1e6:.1f} MB, over the "
+                            f"course's limit of {megabytes} MB (c.Autograder.max_feedback_mb), so it is not shown here. Your "
+                            "scores are recorded; ask your instructor for the autograded notebook.</p></body></html>\n", encoding="utf-8")
+            print(f"  over a limit {page.relative_to(folder)}: feedback page of {size / 1e6:.1f} MB replaced (max_feedback_mb = {megabytes})")
 
 
 def export(course_dir: Path, *, to: Path, lms: Path | None = None) -> tuple[Path, Path]:
@@ -292,6 +304,9 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         for where, notes in sorted(stats.get("repairs", {}).items()):
             for note in notes:
                 print(f"  repaired {where}: {note}")
+        for where, notes in sorted(stats.get("limits", {}).items()):
+            for note in notes:
+                print(f"  over a limit {where}: {note}")
         for where, found in sorted(stats.get("tampering", {}).items()):
             for entry in found:
                 target = f"item {entry['item']}" if entry.get("item") else "outside any item"
