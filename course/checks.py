@@ -170,6 +170,18 @@ def check_tensor(
         )
 
 
+def check_slip(found: Any, slip: torch.Tensor, *, message: str) -> None:
+    """When `found` is exactly what a slip the lesson warns about gives (`slip`), fail with that slip's hint.
+
+    Called before `check_tensor`, so a student who forgot `keepdim` reads about `keepdim`, not "found ...".
+    """
+    if (isinstance(found, torch.Tensor) and tuple(found.shape) == tuple(slip.shape) and found.device.type != "meta"
+            and slip.device.type != "meta" and found.dtype == slip.dtype
+            and bool(torch.isclose(found.detach().cpu(), slip.detach().cpu(), atol=1e-6, rtol=1e-5).all()
+                     if found.is_floating_point() else torch.equal(found.detach().cpu(), slip.detach().cpu()))):
+        fail(message)
+
+
 def check_array(found: Any, expected: np.ndarray, *, what: str = "the result", atol: float = 1e-6) -> None:
     """Compare a NumPy array with an expected one: type, shape, dtype, values."""
     if not isinstance(found, np.ndarray):

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Lesson 6: automatic differentiation
+# # automatic differentiation
 #
 # Training a network means asking, for every weight, "if I nudge this number, how does the loss
 # change?" That number is a gradient, and PyTorch's **autograd** computes all of them for you.
@@ -276,8 +276,11 @@ print("after setting it to None:", weight.grad)
 # ### Calling backward() twice on one graph
 #
 # Recomputing the forward pass, as in the loop above, builds a new graph each time. Calling
-# `backward()` twice on the *same* graph fails instead: the first call frees the values the graph
-# saved for it. (`loss.backward(retain_graph=True)` keeps them, when you really need a second pass.)
+# `backward()` twice on the *same* graph fails instead when the graph saved values for its backward
+# pass, as `x @ weight` does (the slope of a product needs the other factor): the first call frees
+# them. (`loss.backward(retain_graph=True)` keeps them, when you really need a second pass.) A graph
+# that saved no tensor, such as `(weight + 1).sum()`, backs up twice without an error, adding into
+# `.grad` each time; so a second `backward()` that runs is no proof that the graph was rebuilt.
 
 # %%
 loss = (x @ weight).sum()
@@ -286,6 +289,13 @@ try:
     loss.backward()
 except RuntimeError as error:
     print("RuntimeError:", str(error).split(". ")[0] + ".")
+
+weight.grad = None
+nothing_saved = (weight + 1).sum()
+nothing_saved.backward()
+nothing_saved.backward()
+print("(weight + 1).sum(), backward() twice:", weight.grad.flatten().tolist())
+weight.grad = None
 
 # %% [markdown]
 # ### Quiz: backward twice
@@ -778,8 +788,8 @@ draw_graph(y, {"y": y}, title="two doublings: two MulBackward0 nodes")
 # %% [markdown]
 # An `if` on a tensor asks Python for a single true or false, which works for a tensor with one
 # element. To choose entry by entry, use `torch.where(condition, a, b)`: it computes both `a` and
-# `b`, takes each entry from one of them, and sends each entry's gradient back only into the
-# branch that entry came from.
+# `b`, takes each entry from one of them, and sends each entry's gradient back into the branch that
+# entry came from, and a gradient of 0 into the other branch.
 
 # %%
 def leaky(t):
@@ -797,6 +807,20 @@ for value in (2.0, -2.0):
 t = torch.tensor([2.0, -2.0, 0.5], device=device, requires_grad=True)
 (slopes,) = torch.autograd.grad(torch.where(t > 0, t, 0.1 * t).sum(), t)
 print("torch.where, entry by entry:", [round(g, 4) for g in slopes.tolist()])
+
+# %% [markdown]
+# That 0 still goes through the branch that was not taken, and is multiplied there by its slope. Where
+# that slope is infinite, 0 times infinity is NaN: the slope of `sqrt` at 0 is infinite, so
+# `torch.where(t > 0, t.sqrt(), 0.0)` has gradient NaN at `t = 0`, although the value there is a
+# plain 0. The fix is a second `where` that keeps the unsafe branch's *input* in its safe range:
+# `torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0)`.
+
+# %%
+t = torch.tensor([4.0, 0.0], device=device, requires_grad=True)
+(unsafe,) = torch.autograd.grad(torch.where(t > 0, t.sqrt(), 0.0).sum(), t)
+(safe,) = torch.autograd.grad(torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0).sum(), t)
+print("one where:   ", unsafe.tolist())
+print("double where:", safe.tolist())
 
 # %% [markdown]
 # ### Quiz: a gradient through a loop
@@ -1014,8 +1038,21 @@ print("with .data:  ", [round(g, 4) for g in silent.tolist()], "(no error, and w
 # %% [markdown]
 # An in-place change is fine when no backward step needs the old values: in `y = x * 1.5` followed
 # by `y.add_(1.0)`, the multiplication by a number does not save its output, so `backward()` works.
-# The version counter checks exactly the tensors that were saved: when `backward()` does not raise,
-# no saved value was changed in place (unless `.data` hid the change).
+# The version counter checks exactly the tensors that were saved, and it counts only the changes
+# PyTorch makes through a tensor. Two roads get past it: `.data`, as above, and a write through
+# memory that a NumPy array shares with the tensor (`.detach().numpy()`, lesson 4), which PyTorch
+# never sees. Both leave the gradient silently wrong, so when `backward()` does not raise, no saved
+# value was changed in place *by a PyTorch operation*; for the rest, do not write into memory that a
+# graph may have saved.
+
+# %%
+z_cpu = z.detach().cpu().requires_grad_(True)  # .numpy() shares memory only with a CPU tensor
+s = torch.sigmoid(z_cpu)
+s.detach().numpy()[:] *= 2  # NumPy writes into the memory the graph saved; the counter does not move
+(through_numpy,) = torch.autograd.grad(s.sum(), z_cpu)
+print("through NumPy:", [round(g, 4) for g in through_numpy.tolist()], "(no error, and wrong)")
+
+# %% [markdown]
 #
 # ### Your turn: `stable_softmax`
 #
@@ -1326,9 +1363,9 @@ check_key(answer_no_grad_purpose, "D", name="answer_no_grad_purpose",
 # recipe keeps its body (the layers that turn an input into features) as it is and trains only a new
 # last layer, the head. That is **freezing**: switch a parameter's flag off with
 # `p.requires_grad_(False)`, or `module.requires_grad_(False)` for every parameter of a module.
-# `backward()` then computes no gradient for it (its `.grad` stays `None`), and the optimizers in
-# `torch.optim` skip parameters whose `.grad` is `None`, so a step leaves it as it was. The update
-# below does what `torch.optim.SGD`'s step does, written out.
+# `backward()` then computes no gradient for it: its `.grad` stays as it was, `None` if it never had
+# one. The optimizers in `torch.optim` skip parameters whose `.grad` is `None`, so then a step leaves
+# it as it was. The update below does what `torch.optim.SGD`'s step does, written out.
 
 # %%
 torch.manual_seed(0)
@@ -1345,6 +1382,22 @@ for (name, p), old in zip(net.named_parameters(), before):
 
 trainable = sum(p.numel() for p in net.parameters() if p.requires_grad)
 print("trainable entries:", trainable, "of", sum(p.numel() for p in net.parameters()))
+
+# %% [markdown]
+# Freezing stops *new* gradients; it does not clear an old one. A parameter frozen after a
+# `backward()` and before `zero_grad()` keeps that `.grad`, and `opt.step()` still moves it with
+# it. So freeze before the first `backward()`, or clear `.grad` as you freeze (`p.grad = None`;
+# `optimizer.zero_grad()` does that by default).
+
+# %%
+torch.manual_seed(0)
+late = nn.Linear(4, 2).to(device)
+opt = torch.optim.SGD(late.parameters(), lr=0.1)
+late(torch.randn(8, 4, device=device)).sum().backward()
+late.requires_grad_(False)  # frozen too late: .grad already holds a gradient
+old = late.weight.detach().clone()
+opt.step()
+print("frozen after backward(), changed by opt.step():", not torch.equal(late.weight, old))
 
 # %% [markdown]
 # The count of trainable entries is worth printing whenever you freeze: it shows at a glance that

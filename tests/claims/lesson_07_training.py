@@ -372,7 +372,7 @@ def _():
     assert torch.allclose(norm.running_mean, torch.tensor([0.2, 2.0]))
 
 
-@claim(LESSON, "`model.eval()` does not switch autograd off (lesson 6)")
+@claim(LESSON, "`model.eval()` does not switch autograd off (the lesson on autograd)")
 def _():
     model = nn.Linear(3, 2).eval()
     assert model(torch.randn(1, 3)).requires_grad
