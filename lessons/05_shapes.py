@@ -796,7 +796,9 @@ print((difference * difference).sum(dim=-1))            # squared distances, (2,
 # loops. Your result must agree with the exact distances, `torch.cdist(a, b,
 # compute_mode="donot_use_mm_for_euclid_dist")`, to within 1e-4, for `N` and `M` that may
 # differ, be 1, or be 0, for points that coincide (distance exactly 0), for inputs that are not
-# contiguous, and for float32 and float64 points (the result keeps their dtype and device).
+# contiguous, and for float32 and float64 points (the result keeps their dtype and device). Build it
+# from broadcasting: `torch.cdist` does the whole job and is off limits here (the test notices when
+# it runs).
 
 # %% answer pairwise_distances
 def pairwise_distances(a, b):
@@ -813,6 +815,11 @@ a = torch.tensor([[0.0, 0.0], [3.0, 4.0]])
 b = torch.tensor([[0.0, 0.0], [6.0, 8.0], [3.0, 0.0]])
 check_tensor(pairwise_distances(a, b), torch.tensor([[0.0, 10.0, 3.0], [5.0, 5.0, 4.0]]),
              what="pairwise_distances of 2 points and 3 points in 2D", atol=1e-4)
+from course.checks import check_runs
+from course.probes.ops import CDIST_CALLS, call_watching_ops, check_no_library_call
+
+check_no_library_call(check_runs(call_watching_ops, pairwise_distances, CDIST_CALLS, a, b, what="pairwise_distances(a, b)")[1],
+                      item="pairwise_distances", what="for 2 points and 3 points in 2D")
 passed("pairwise_distances")
 ### BEGIN HIDDEN TESTS
 from course.checks import check_runs, check_true
@@ -850,6 +857,10 @@ for dev in test_devices():
         expected = exact.to(dtype=a.dtype, device=a.device)
         what = f"pairwise_distances of {label} on {dev}"
         check_tensor(check_runs(pairwise_distances, a, b, what=what), expected, what=what, atol=1e-4, rtol=0)
+    _, many_a, many_b = cases[0]
+    check_no_library_call(check_runs(call_watching_ops, pairwise_distances, CDIST_CALLS, many_a, many_b,
+                                     what=f"pairwise_distances of 300 and 200 points on {dev}")[1],
+                          item="pairwise_distances", what=f"for 300 and 200 points on {dev}")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -492,7 +492,9 @@ draw_tangent(wavy, 1.0, slope.item())
 #
 # Return the gradient of a scalar-valued function `f` at `x`: a tensor shaped like `x` that does
 # not require grad. `f` takes a tensor shaped like `x` and returns a 0-d tensor. Leave `x` as it was
-# (values, `requires_grad` and `.grad`), whether or not it requires grad.
+# (values, `requires_grad` and `.grad`), whether or not it requires grad. Use `torch.autograd.grad`:
+# the transforms of `torch.func` (`grad`, `grad_and_value`, `vjp`, `jacrev`, `jacfwd`, `hessian`)
+# do the whole job for you and are off limits here; the test notices when `f` runs under one.
 
 # %% answer grad_of
 def grad_of(f, x):
@@ -508,9 +510,13 @@ def grad_of(f, x):
 # %% test grad_of points=3
 import torch
 from course.checks import check_runs, check_tensor, check_true, passed
-from course.probes.autograd import grad_of_named
+from course.probes.autograd import grad_of_named, grad_of_under_transform
 
 x = torch.tensor([1.0, -2.0, 3.0])
+check_true(not check_runs(grad_of_under_transform, grad_of, "sum_of_squares", x, what="grad_of(f, x)"),
+           "Expected grad_of to compute the gradient with torch.autograd.grad, but it ran f under a torch.func transform "
+           "(torch.func.grad, grad_and_value, vjp, jacrev, jacfwd or hessian; measured in your process). The task rules "
+           "those out: grad_of is there to write the mechanism by hand.")
 result, x_changed = grad_of_named(grad_of, "sum_of_squares", x)
 check_tensor(result, 2 * x, what="grad_of(f, x) for f(x) = (x * x).sum() at x = [1., -2., 3.] (it is 2 * x)", requires_grad=False)
 check_true(not x_changed, "Expected grad_of to leave x as it was (measured in your process), but x changed "
@@ -1078,6 +1084,9 @@ print("through NumPy:", [round(g, 4) for g in through_numpy.tolist()], "(no erro
 # softmax's gradient. `x` has at least one dimension, and its last dimension is not empty; other
 # dimensions may be, so an empty batch of shape `(0, C)` gives an empty result. `x` may require
 # grad (the result then requires grad too); leave it as it was: no in-place change to `x`.
+# Write the computation out: `torch.softmax`, `torch.log_softmax` and their other spellings
+# (`F.softmax`, `Tensor.softmax`, `nn.Softmax`, ...) are off limits here, and the test notices
+# when one of them runs.
 
 # %% answer stable_softmax
 def stable_softmax(x):
@@ -1094,8 +1103,11 @@ import math
 import torch
 from course.checks import check_runs, check_tensor, check_true, fail, passed
 from course.probes.autograd import backward_through
+from course.probes.ops import SOFTMAX_CALLS, call_watching_ops, check_no_library_call
 
 x = torch.tensor([[0.0, math.log(2.0), math.log(5.0)], [1000.0, 1000.0, 998.0]], requires_grad=True)
+check_no_library_call(check_runs(call_watching_ops, stable_softmax, SOFTMAX_CALLS, x, what="stable_softmax(x)")[1],
+                      item="stable_softmax", what="for rows [0, log 2, log 5] and [1000, 1000, 998]")
 v = torch.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
 report = check_runs(backward_through, stable_softmax, x, v, what="stable_softmax(x) and a backward pass from it")
 e = math.exp(-2.0)
@@ -1145,6 +1157,10 @@ for label, x in cases.items():
 for dev in test_devices():
     x = (torch.randn(3, 4, generator=gen) * 100).to(dev).requires_grad_(True)
     check_softmax(x, torch.randn(3, 4, generator=gen).to(dev), f"a (3, 4) matrix on {dev}")
+for dev in test_devices():
+    batch = torch.randn(2, 3, 5, generator=gen, dtype=torch.float64).to(dev).requires_grad_(True)
+    check_no_library_call(check_runs(call_watching_ops, stable_softmax, SOFTMAX_CALLS, batch, what=f"stable_softmax of a (2, 3, 5) float64 batch on {dev}")[1],
+                          item="stable_softmax", what=f"for a (2, 3, 5) float64 batch on {dev}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
