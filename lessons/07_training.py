@@ -216,7 +216,8 @@ print("largest move of one weight:", (weight.detach() - before).abs().max().item
 #
 # Training repeats one cycle: take a batch, see how wrong the model is, find out which way each
 # parameter should move, move it a little. Everything in it is a tensor: the images, the weights,
-# the predictions, the loss and the gradients. In code the cycle is five lines, always in this order:
+# the predictions, the loss and the gradients. In code the cycle is five lines, in this order
+# (clearing the gradients may come anywhere before `backward()`; first is the safe place for it):
 
 # %%
 training_step_diagram()
