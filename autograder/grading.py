@@ -324,6 +324,21 @@ def _clean_outputs(outputs: Any) -> list[dict]:
     return clean
 
 
+def _test_outputs(outputs: Any) -> list[dict]:
+    """A test cell's outputs, with what it wrote to stderr shown as stdout.
+
+    A test's score is its verdict: nbgrader scores a test cell 0 when its outputs hold a stderr
+    stream, so a warning from the student's code (PyTorch's UserWarnings) must not cost a passing
+    test; a failing one still holds its error. `course.checks.show_stderr_on_stdout` applies the
+    same rule in a notebook kernel, for stock nbgrader and for the student.
+    """
+    clean = _clean_outputs(outputs)
+    for out in clean:
+        if out["output_type"] == "stream":
+            out["name"] = "stdout"
+    return clean
+
+
 def _error_output(ename: str, evalue: str) -> dict:
     return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
@@ -453,7 +468,7 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                     tampered(item, verdict.tampering)
                     judge_s += time.perf_counter() - t0
                     test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
-                    cell.outputs = kept(_clean_outputs(verdict.outputs))
+                    cell.outputs = kept(_test_outputs(verdict.outputs))
                     if session.memory_hit():
                         cell.outputs.append(over_memory)
                     cell.execution_count = count
@@ -472,7 +487,7 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                 if status in ("ok", "error"):
                     cell.outputs = _clean_outputs(reply.get("outputs"))
                     if role == "test":  # a traceback would show the hidden tests' source
-                        cell.outputs = [_error_output(o.ename, o.evalue) if o.output_type == "error" else o for o in cell.outputs]
+                        cell.outputs = [_error_output(o.ename, o.evalue) if o.output_type == "error" else o for o in _test_outputs(cell.outputs)]
                     if status == "error" and not any(o["output_type"] == "error" for o in cell.outputs):
                         cell.outputs.append(_error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", ""))))
                     cell.outputs = kept(cell.outputs)
