@@ -39,7 +39,7 @@ print(describe_setup(device))
 # - its **dtype**: the kind of number stored (`float32`, `int64`, ...; lesson 2);
 # - its **device**: where the numbers live, in main memory (`cpu`) or on a GPU (`cuda`; lesson 3);
 # - whether it **requires grad**: whether PyTorch records what is computed from it, so that it can
-#   work out gradients later (lesson 6).
+#   work out gradients later (the autograd lesson).
 
 # %%
 x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])

@@ -436,8 +436,8 @@ check_key(answer_numpy_after_rebind, "B", name="answer_numpy_after_rebind",
 #
 # **The tensor requires grad.** Autograd records how such a tensor was used; NumPy knows nothing
 # about that record, and a write through the array would change the numbers behind autograd's back.
-# `.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which lesson 6 introduces, it lets
-# the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the
+# `.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which the autograd lesson
+# introduces, it lets the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the
 # graph, which `.numpy()` accepts.
 
 # %%

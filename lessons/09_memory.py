@@ -658,7 +658,7 @@ print(m)
 # **Views and autograd.** An in-place write through a view changes its base too, and every tensor
 # carries a version counter, `t._version`, that each in-place write increases (a view and its base
 # share one counter). Autograd remembers the version of each tensor it saved for `backward()`; if the
-# tensor was changed in place since, `backward()` raises a `RuntimeError` (lesson 06, autograd,
+# tensor was changed in place since, `backward()` raises a `RuntimeError` (the autograd lesson
 # builds those graphs).
 
 # %%

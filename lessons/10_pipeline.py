@@ -618,7 +618,8 @@ for name, hostile in (("a Fraction", {"w": torch.ones(1), "x": Fraction(2, 3)}),
 #   (initial weights, dropout, `torch.randn`);
 # - `random.seed(seed)` and `numpy.random.seed(seed)` seed Python's and NumPy's, if your code
 #   uses them;
-# - a shuffling `DataLoader` draws its order from the `generator=` you give it (lesson 7), and each
+# - a shuffling `DataLoader` draws its order from the `generator=` you give it (the training
+#   lesson), and each
 #   worker process (`num_workers > 0`) seeds its own PyTorch, Python and NumPy generators from it,
 #   one seed per worker (other libraries need a `worker_init_fn` that seeds them).
 #
@@ -655,7 +656,7 @@ print("deterministic algorithms:", torch.are_deterministic_algorithms_enabled())
 # %% [markdown]
 # ### Your turn: `repeatable_losses`
 #
-# Each update is lesson 7's training step:
+# Each update is one training step, as the training lesson wrote it:
 #
 # ```python
 # optimizer.zero_grad()
@@ -741,7 +742,8 @@ check_true(changed == [], f"Expected repeatable_losses to leave x and y unchange
 # %% [markdown]
 # ## Inference: no_grad, inference_mode and bfloat16
 #
-# Lesson 6 ran inference under `torch.no_grad()`: no graph is recorded, so no memory is kept for a
+# The autograd lesson ran inference under `torch.no_grad()`: no graph is recorded, so no memory
+# is kept for a
 # backward pass. `torch.inference_mode()` goes one step further: the tensors made inside it are
 # marked as *inference tensors* (`t.is_inference()`), which lets PyTorch skip the bookkeeping
 # autograd would need later (version counters), so it is a little faster. The price: an inference
