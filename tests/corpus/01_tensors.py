@@ -383,6 +383,7 @@ ITEMS = {
             'answer_slice_view = "C"\n',
             'answer_slice_view = " c "\n',
             'answer_slice_view = "c"\n',
+            'answer_slice_view = "ABCD"[2]\n',
         ],
     },
 }

@@ -366,6 +366,7 @@ ITEMS = {
             'answer_cast_values = "A"\n',
             'answer_cast_values = "a"\n',
             'answer_cast_values = " A"\n',
+            'answer_cast_values = "ABCD"[0]\n',
         ],
     },
     "answer_zero_d_promotion": {
@@ -378,6 +379,7 @@ ITEMS = {
             'answer_zero_d_promotion = "C"\n',
             'answer_zero_d_promotion = "c"\n',
             'answer_zero_d_promotion = "C "\n',
+            'answer_zero_d_promotion = "ABCD"[2]\n',
         ],
     },
     "answer_uint8_wrap": {
@@ -390,6 +392,7 @@ ITEMS = {
             'answer_uint8_wrap = "C"\n',
             'answer_uint8_wrap = "c"\n',
             "answer_uint8_wrap = 'C'\n",
+            'answer_uint8_wrap = "ABCD"[2]\n',
         ],
     },
 }

@@ -355,6 +355,7 @@ ITEMS = {
             'answer_device_index = "B"\n',
             'answer_device_index = "b"\n',
             'answer_device_index = " B "\n',
+            'answer_device_index = "ABCD"[1]\n',
         ],
     },
     "answer_zero_d_direction": {
@@ -367,6 +368,7 @@ ITEMS = {
             'answer_zero_d_direction = "C"\n',
             'answer_zero_d_direction = "c"\n',
             "answer_zero_d_direction = 'C'\n",
+            'answer_zero_d_direction = "ABCD"[2]\n',
         ],
     },
 }

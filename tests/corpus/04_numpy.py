@@ -293,6 +293,7 @@ ITEMS = {
             'answer_numpy_after_rebind = "B"\n',
             'answer_numpy_after_rebind = "b"\n',
             'answer_numpy_after_rebind = " B"\n',
+            'answer_numpy_after_rebind = "ABCD"[1]\n',
         ],
     },
     "answer_as_tensor_dtype": {
@@ -305,6 +306,7 @@ ITEMS = {
             'answer_as_tensor_dtype = "B"\n',
             'answer_as_tensor_dtype = "b"\n',
             "answer_as_tensor_dtype = 'B'\n",
+            'answer_as_tensor_dtype = "ABCD"[1]\n',
         ],
     },
 }
