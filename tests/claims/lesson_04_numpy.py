@@ -148,7 +148,7 @@ def _():
     assert t[1].item() == 7.0 and n.ctypes.data == t.data_ptr()
 
 
-@claim(LESSON, "`.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which lesson 6 introduces, it lets "
+@claim(LESSON, "`.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which the autograd lesson introduces, it lets "
                "the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the "
                "graph, which `.numpy()` accepts.")
 def _():

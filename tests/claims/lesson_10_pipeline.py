@@ -408,7 +408,7 @@ def _():
     assert (random.random(), np.random.rand()) == first
 
 
-@claim(L, "a shuffling `DataLoader` draws its order from the `generator=` you give it (lesson 7), and each worker process "
+@claim(L, "a shuffling `DataLoader` draws its order from the `generator=` you give it (the training lesson), and each worker process "
           "(`num_workers > 0`) seeds its own PyTorch, Python and NumPy generators from it, one seed per worker (other libraries need "
           "a `worker_init_fn` that seeds them).")
 def _():
@@ -500,7 +500,7 @@ def _():
 
 # Inference
 
-@claim(L, "Lesson 6 ran inference under `torch.no_grad()`: no graph is recorded, so no memory is kept for a backward pass.")
+@claim(L, "The autograd lesson ran inference under `torch.no_grad()`: no graph is recorded, so no memory is kept for a backward pass.")
 def _():
     w = torch.ones(3, requires_grad=True)
     with torch.no_grad():
