@@ -77,10 +77,14 @@ LESSON = "99_tiny"
 FULL = {"test_add": 1.0, "test_mul": 2.0, "test_twice": 3.0}
 
 
-def make_course(root: Path, lessons: dict[str, str] | None = None, *, copy_lessons: tuple[str, ...] = ()) -> Path:
+def make_course(root: Path, lessons: dict[str, str] | None = None, *, copy_lessons: tuple[str, ...] = (),
+                cell_timeout: float = 4) -> Path:
+    """A short cell timeout keeps the hang cases quick; real lessons keep the course's own limit, so a busy machine
+    cannot time out an honest cell."""
     root.mkdir(parents=True)
     config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
-    config = config.replace("c.Autograder.cell_timeout = 60", "c.Autograder.cell_timeout = 4")
+    assert "c.Autograder.cell_timeout = 60" in config
+    config = config.replace("c.Autograder.cell_timeout = 60", f"c.Autograder.cell_timeout = {cell_timeout:g}")
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     for lesson in copy_lessons:
         shutil.copytree(ROOT / "source" / lesson, root / "source" / lesson)
@@ -116,7 +120,7 @@ def honest_class(tmp_path_factory):
     lesson = "01_tensors"
     courses = {}
     for engine in ("nbgrader", "autograder"):
-        course = make_course(base / engine, copy_lessons=(lesson,))
+        course = make_course(base / engine, copy_lessons=(lesson,), cell_timeout=60)
         source, release = notebooks(course, lesson)
         items = samples.answer_items(release)
         submit(course, "solution", lesson, source)
