@@ -92,13 +92,22 @@ class Lab:
         except urllib.error.HTTPError as exc:
             return exc.code
 
-    def shutdown_kernels(self) -> None:
-        """Stop every kernel so one lesson's kernel does not slow the next one down."""
-        with urllib.request.urlopen(self.page_url("api/kernels"), timeout=10) as reply:
-            kernels = json.load(reply)
-        for kernel in kernels:
-            request = urllib.request.Request(self.page_url(f"api/kernels/{kernel['id']}"), method="DELETE")
-            urllib.request.urlopen(request, timeout=30).close()
+    def _call(self, path: str, method: str = "GET"):
+        request = urllib.request.Request(self.page_url(path), method=method)
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            body = reply.read()
+        return json.loads(body) if body else None
+
+    def fresh_state(self) -> None:
+        """Stop every session and kernel and forget the saved workspaces, so a test sees only the notebook it
+        opens: otherwise JupyterLab reopens every earlier lesson's tab, each with a kernel, and a busy machine
+        times the later lessons out."""
+        for session in self._call("api/sessions"):
+            self._call(f"api/sessions/{session['id']}", "DELETE")
+        for kernel in self._call("api/kernels"):
+            self._call(f"api/kernels/{kernel['id']}", "DELETE")
+        for workspace in self._call("lab/api/workspaces")["workspaces"]["ids"]:
+            self._call(f"lab/api/workspaces/{workspace}", "DELETE")
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -122,10 +131,18 @@ def _serve(tmp_path_factory, *, student: bool):
 
 
 @pytest.fixture(scope="session")
-def student_lab(tmp_path_factory, browser):
+def _shared_student_lab(tmp_path_factory, browser):
     lab = _serve(tmp_path_factory, student=True)
     yield lab
     lab.stop()
+
+
+@pytest.fixture
+def student_lab(_shared_student_lab):
+    """The session's student JupyterLab, with no tab, session or kernel left from an earlier test."""
+    _shared_student_lab.fresh_state()
+    yield _shared_student_lab
+    _shared_student_lab.fresh_state()
 
 
 @pytest.fixture

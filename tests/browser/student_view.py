@@ -118,6 +118,8 @@ class StudentView:
         self.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
             timeout=120_000
         )
+        panels = self.page.locator(".jp-NotebookPanel").count()
+        assert panels == 1, f"JupyterLab shows {panels} notebooks: an earlier test's workspace was restored"
         deadline = time.monotonic() + 30
         while (shown := self.page.locator(CELL).count()) != len(self.cells):
             if time.monotonic() > deadline:

@@ -111,7 +111,6 @@ def test_student_works_through_the_lesson(lesson, student_lab, page):
         assert f'passed("{right.grade_id}"' not in text, "the right answer's test cell is listed as failing"
         dialog.get_by_role("button", name="Ok").click()
         dialog.wait_for(state="detached")
-    student_lab.shutdown_kernels()
 
 
 def _instructor_tools(view: StudentView) -> list[str]:
