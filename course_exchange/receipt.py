@@ -8,7 +8,8 @@ graded in a scratch course under `.autograder/on-receipt/` (its own gradebook, o
 per attempt), so the instructor's submitted/ and autograded/ are left alone. What the instructor's
 gradebook gets is the attempt that counts under the assignment's policy (`policy.pick`: by default
 the last graded attempt before the student's deadline), with its receipt time; every graded attempt's
-scores per item are kept in `.autograder/on-receipt/attempts.sqlite` (`attempts`).
+scores per item are kept in `.autograder/attempts.sqlite` (`autograder.attempts`, which
+`autograder report` reads).
 
     python -m course_exchange.receipt --course-dir COURSE [--workers N] [--batch N]
 """
@@ -21,7 +22,6 @@ import hashlib
 import os
 import shutil
 import signal
-import sqlite3
 import sys
 import tempfile
 import time
@@ -44,14 +44,6 @@ here = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.root = here
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 '''
-ATTEMPTS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS attempts (
-    submission_id INTEGER NOT NULL, assignment TEXT NOT NULL, student TEXT NOT NULL, attempt INTEGER,
-    received_at TEXT NOT NULL, graded_at TEXT NOT NULL, notebook TEXT NOT NULL, item TEXT NOT NULL,
-    score REAL NOT NULL, max_score REAL NOT NULL, PRIMARY KEY (submission_id, notebook, item));
-"""
-
-
 @dataclass
 class Attempt:
     """One submission taken off the queue, unpacked where the engine reads it."""
@@ -97,14 +89,18 @@ class Grader:
         link = self.scratch / "source"
         if not link.is_symlink():
             link.symlink_to(self.course_dir / "source", target_is_directory=True)
-        self.attempts = sqlite3.connect(self.scratch / "attempts.sqlite", isolation_level=None)
-        self.attempts.executescript(ATTEMPTS_SCHEMA)
 
     def start(self) -> None:
-        """Start the zygote and the judges once; they are the instructor's course's (its folder stays out of the sandbox)."""
+        """Prepare the assignments the course grades on receipt, and start the zygote and the judges once
+        (as the instructor's course's: its folder stays out of the sandbox)."""
         from autograder import engine
         from autograder import limits as limits_mod
 
+        from autograder import config
+
+        for assignment in sorted(config.section(self.course_dir, "AssignmentPolicy").get("on_receipt") or {}):
+            if (self.course_dir / "source" / assignment).is_dir():
+                self._ensure_assignment(assignment)  # before the first submission arrives
         threads = max(1, (os.cpu_count() or 1) // self.workers)
         self.pool = engine.Pool(self.course_dir, self.workers, threads, allow_weak_sandbox=self.allow_weak_sandbox,
                                 limits=limits_mod.read_limits(self.course_dir), environment=limits_mod.read_environment(self.course_dir))
@@ -113,7 +109,6 @@ class Grader:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
-        self.attempts.close()
 
     def _ensure_assignment(self, assignment: str) -> None:
         """The scratch gradebook knows the assignment's notebooks and points (nbgrader's generate_assignment, once)."""
@@ -127,6 +122,11 @@ class Grader:
         except LookupError:
             stock.generate_assignment(self.scratch, assignment)
         self._known.add(assignment)
+
+    def forget(self, attempt: Attempt) -> None:
+        """Drop an attempt's files from the scratch course once its feedback is out (the exchange keeps the submission)."""
+        for top in ("submitted", "autograded", ".autograder/results"):
+            shutil.rmtree(self.scratch / top / attempt.pseudo, ignore_errors=True)
 
     def folder(self, attempt: Attempt) -> Path:
         return self.scratch / "submitted" / attempt.pseudo / attempt.assignment
@@ -176,48 +176,19 @@ class Grader:
 
     def record(self, graded: Graded) -> bool:
         """Keep a graded attempt's scores; put it in the instructor's gradebook when it is the attempt that counts (True then)."""
-        from autograder import gradebook
-
-        a = graded.attempt
-        now = policy.now().isoformat()
-        for name, scores in graded.scores.items():
-            for item, (score, maximum) in scores.items():
-                self.attempts.execute("INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                      (a.id, a.assignment, a.student, a.attempt, a.received_at.isoformat(), now, name, item, score, maximum))
-        if not graded.notebooks:
-            return False
-        rows = self.attempts.execute("SELECT DISTINCT submission_id, received_at FROM attempts WHERE assignment = ? AND student = ? "
-                                     "ORDER BY received_at, submission_id", (a.assignment, a.student)).fetchall()
-        index, _ = policy.pick(a.rules, a.student, [parse_time(r[1]) for r in rows])
-        if rows[index][0] != a.id:
-            return False
+        from autograder import attempts, gradebook
         from nbgrader.utils import parse_utc
 
+        a = graded.attempt
+        graded_ones = attempts.record(self.course_dir, submission_id=a.id, assignment=a.assignment, student=a.student,
+                                      attempt=a.attempt, received_at=a.received_at, scores=graded.scores)
+        if not graded.notebooks:
+            return False
+        index, _ = policy.pick(a.rules, a.student, [when for _, when in graded_ones])
+        if graded_ones[index][0] != a.id:
+            return False
         gradebook.save_autograde(self.course_dir, a.assignment, a.student, graded.notebooks, timestamp=parse_utc(stamp(a.received_at)))
         return True
-
-
-def tries_per_item(course_dir: Path, assignment: str | None = None) -> dict[tuple[str, str], dict[str, float]]:
-    """{(assignment, item): {"students", "attempts", "mean_to_full"}}: graded attempts on receipt, per item;
-    `mean_to_full` is the mean number of attempts a student needed to get the item's full points (those who did)."""
-    path = Path(course_dir) / SCRATCH / "attempts.sqlite"
-    if not path.is_file():
-        return {}
-    db = sqlite3.connect(path)
-    try:
-        query = "SELECT assignment, item, student, submission_id, score, max_score FROM attempts"
-        rows = db.execute(query + (" WHERE assignment = ?" if assignment else "") + " ORDER BY submission_id", (assignment,) if assignment else ()).fetchall()
-    finally:
-        db.close()
-    seen: dict[tuple[str, str], dict[str, list[bool]]] = {}
-    for assignment_id, item, student, _, score, maximum in rows:
-        seen.setdefault((assignment_id, item), {}).setdefault(student, []).append(maximum > 0 and score >= maximum)
-    out = {}
-    for key, by_student in seen.items():
-        needed = [marks.index(True) + 1 for marks in by_student.values() if True in marks]
-        out[key] = {"students": len(by_student), "attempts": sum(len(m) for m in by_student.values()),
-                    "mean_to_full": sum(needed) / len(needed) if needed else 0.0}
-    return out
 
 
 def serve(grader: Grader, client: Client, *, batch: int, poll_s: float, log=print, stop=lambda: False) -> None:
@@ -260,6 +231,7 @@ def serve(grader: Grader, client: Client, *, batch: int, poll_s: float, log=prin
                     Path(scratch, f"{name}.html").write_text(text, encoding="utf-8")
                 client.release_feedback(a.assignment, a.id, archive.pack(Path(scratch)))
             counted = grader.record(graded)
+            grader.forget(a)
             log(f"receipt: graded {a.student}'s submission {a.id} of {a.assignment} (attempt {a.attempt}): "
                 f"{graded.reason or 'ok'}{'; it counts in the gradebook' if counted else ''}")
 
