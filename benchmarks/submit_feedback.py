@@ -119,7 +119,7 @@ def main() -> int:
             ordered = sorted(times)
             p95 = ordered[math.ceil(0.95 * len(ordered)) - 1]  # nearest rank
             size = len(packed["right"])
-            print(f"{args.students} students at once, lesson {lesson} ({size / 1e3:.0f} kB zipped), grader with {args.workers} judge(s): "
+            print(f"{args.students} student{'s' if args.students != 1 else ''} at once, lesson {lesson} ({size / 1e3:.0f} kB zipped), grader with {args.workers} judge(s): "
                   f"submit-to-feedback median {statistics.median(times):.1f} s, p95 {p95:.1f} s, slowest {ordered[-1]:.1f} s; "
                   f"throughput {len(times) / wall:.2f} submissions/s ({wall:.1f} s for all)")
         finally:

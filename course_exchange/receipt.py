@@ -215,21 +215,32 @@ def serve(grader: Grader, client: Client, *, batch: int, poll_s: float, log=prin
                 if hashlib.sha256(data).hexdigest() != sub["sha256"]:
                     raise ValueError("the submission does not match its hash")
                 grader.put(attempt, data)
-            except (RequestRefused, ValueError, OSError, archive.ArchiveError) as exc:
+            except RequestRefused as refused:
+                log(f"receipt: submission {attempt.id} could not be fetched, it stays queued: {refused.message}")
+                continue
+            except (ValueError, OSError, archive.ArchiveError) as exc:
                 log(f"receipt: submission {attempt.id} cannot be graded: {exc}")
-                client.grading_failed(attempt.assignment, attempt.id, str(exc))
+                try:
+                    client.grading_failed(attempt.assignment, attempt.id, str(exc))
+                except RequestRefused as refused:
+                    log(f"receipt: {refused.message}")
                 continue
             attempts.append(attempt)
         if not attempts:
             continue
         for graded in grader.grade(attempts):
             a = graded.attempt
-            if graded.reason is not None and not graded.notebooks:
-                client.grading_failed(a.assignment, a.id, graded.reason)
-            with tempfile.TemporaryDirectory() as scratch:
-                for name, text in graded.pages.items():
-                    Path(scratch, f"{name}.html").write_text(text, encoding="utf-8")
-                client.release_feedback(a.assignment, a.id, archive.pack(Path(scratch)))
+            try:
+                if graded.reason is not None and not graded.notebooks:
+                    client.grading_failed(a.assignment, a.id, graded.reason)
+                with tempfile.TemporaryDirectory() as scratch:
+                    for name, text in graded.pages.items():
+                        Path(scratch, f"{name}.html").write_text(text, encoding="utf-8")
+                    client.release_feedback(a.assignment, a.id, archive.pack(Path(scratch)))
+            except RequestRefused as refused:
+                # Still queued under this grader's claim: graded again when the claim lapses or the grader restarts.
+                log(f"receipt: the feedback of submission {a.id} could not be released: {refused.message}")
+                continue
             counted = grader.record(graded)
             grader.forget(a)
             log(f"receipt: graded {a.student}'s submission {a.id} of {a.assignment} (attempt {a.attempt}): "
