@@ -416,12 +416,15 @@ def grade(
     cluster: str | None = None,
     allow_insecure_cluster: bool = False,
     stats: dict | None = None,
+    pool: Pool | None = None,
 ) -> dict[tuple[str, str], str]:
     """Grade each (student, assignment) submission; {(student, assignment): "ok" or a one-line reason}.
 
     Refuses to start (`sandbox.SandboxUnavailable`) on a machine without full confinement unless
     `allow_weak_sandbox`. With `cluster` (a Dask scheduler's address) the notebooks are graded by
     the cluster's workers; `cluster.ClusterError` stops the run (what was recorded is kept).
+    `pool`, a `Pool` the caller started and will close, grades without starting one: a grader that
+    grades one submission at a time as they arrive pays the zygote's start-up once.
     """
     planning = time.perf_counter()
     course_dir = course_dir.resolve()
@@ -524,7 +527,10 @@ def grade(
     started = time.perf_counter()
     clock["coordinator_s"] = 0.0  # the coordinator's own work while jobs are graded (sending, recording)
     if to_run:
-        if cluster:
+        shared = pool
+        if shared is not None:
+            count = shared.size
+        elif cluster:
             from autograder import cluster as cluster_mod
 
             pool = cluster_mod.Cluster(cluster, allow_insecure=allow_insecure_cluster)
@@ -555,7 +561,8 @@ def grade(
         finally:
             clock["pool_s"] = getattr(pool, "busy_s", 0.0)
             clock["coordinator_s"] += clock["pool_s"]
-            pool.close()
+            if pool is not shared:
+                pool.close()
             book.close()
             bar.close()
     bar.close()

@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import gradebook
+from autograder import attempts, gradebook
 
 LESSON_NUMBER = re.compile(r"^\s*lesson\s+\d+\s*[:.-]\s*", re.IGNORECASE)
 TOO_HARD = 0.2
@@ -314,6 +314,16 @@ def write_report(course_dir: Path, *, out: Path, assignments: list[str] | None =
                             f"<td>{e(f.detail)}</td></tr>" for f in flagged) + "</table>")
     else:
         review = "<p>No submission was found interfering with the grader's checks.</p>"
+    tries = attempts.per_item(course_dir, assignments=assignments)
+    if tries:
+        tries_rows = "".join(f"<tr><td>{e(a)}</td><td>{e(i.removeprefix('test_'))}</td><td>{t['students']}</td><td>{t['attempts']}</td>"
+                             f"<td>{t['mean_to_full']:.1f}</td><td>{t['never_full']}</td></tr>" for (a, i), t in tries.items())
+        receipt = ("<p>Attempts graded as they were submitted (<code>c.AssignmentPolicy.on_receipt</code>): how many tries "
+                   "students needed before an item had its full points.</p><table><tr><th>assignment</th><th>item</th><th>students</th>"
+                   "<th>graded attempts</th><th>mean attempts to full points</th><th>students never at full points</th></tr>"
+                   + tries_rows + "</table>")
+    else:
+        receipt = "<p>No assignment was graded on receipt.</p>"
     mastery_rows = "".join(f"<tr><td>{e(c)}</td><td>{100 * v:.0f}%</td></tr>" for c, v in concept_mastery.items())
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Class report</title>
@@ -340,6 +350,7 @@ below {WEAK_DISCRIMINATION} with at least {MIN_STUDENTS_FOR_DISCRIMINATION} stud
 <table><tr><th>concept</th><th>points earned</th></tr>{mastery_rows}</table>
 <h2>Grading time</h2><p>Wall-clock time per notebook in <code>autograder grade</code>, from its records.</p>
 <table><tr><th>assignment</th><th>notebooks</th><th>total</th><th>slowest</th></tr>{times}</table>
+<h2>Attempts on receipt</h2>{receipt}
 </body></html>
 """
     target = out / "report.html"

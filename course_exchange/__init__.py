@@ -5,4 +5,6 @@ asking from the token and the time from its own clock, and it never overwrites o
 received. `service` is the server (run by the hub, as an account nobody else can write into), `store`
 its append-only storage, `policy` the deadlines and which submission is collected, `plugin` the
 nbgrader exchange classes that talk to it, `hubconfig` the hub settings that wire it in.
+`receipt` is the grader of submissions on receipt (run as the instructor, in the course folder) and
+`feedback` the page it releases to the student.
 """

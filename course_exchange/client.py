@@ -81,3 +81,13 @@ class Client:
 
     def fetch_feedback(self, assignment: str, submission_id: int) -> bytes:
         return self.request("GET", f"/feedback/{assignment}/{submission_id}")[0]
+
+    def claim(self, *, limit: int = 1, lease_s: float = 900.0, restarted: bool = False) -> list[dict]:
+        """The oldest queued submissions (grading on receipt), now claimed by the caller: [{"submission", "policy"}].
+        `restarted`: the caller's earlier claims are void (it restarted), so it gets those submissions again."""
+        query = {"limit": str(limit), "lease": str(lease_s), **({"restarted": "1"} if restarted else {})}
+        return self.json("POST", "/queue/claim", body=b"", query=query)
+
+    def grading_failed(self, assignment: str, submission_id: int, reason: str) -> dict:
+        return self.json("POST", f"/queue/{assignment}/{submission_id}/failed", body=json.dumps({"reason": reason}).encode(),
+                         headers={"Content-Type": "application/json"})

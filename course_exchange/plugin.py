@@ -26,7 +26,7 @@ from traitlets.config import LoggingConfigurable
 
 from course_exchange import archive
 from course_exchange.client import Client, RequestRefused
-from course_exchange.policy import LATE, PICKS, Policy, parse_time, stamp
+from course_exchange.policy import LATE, PICKS, SHOWS, Policy, parse_time, stamp
 
 UNPACK_LIMIT = 500_000_000  # what a grader's or a student's process will unpack from the exchange at most
 
@@ -93,10 +93,25 @@ class AssignmentPolicy(LoggingConfigurable):
     pick = Enum(PICKS, "last_before_deadline",
                 help="Which submission collect takes: the last before the student's deadline (the last one if none is on time), or the last").tag(config=True)
 
+    on_receipt = Dict(key_trait=Unicode(), value_trait=Dict(), help=(
+        'Assignments graded as soon as the exchange receives them, and what their feedback shows: '
+        '{"01_tensors": {"attempts": 3, "shows": "verdicts", "score": True}}. '
+        '"attempts": graded attempts per student (0, the default: no limit); later submissions are kept and not '
+        'graded until the instructor grades after the deadline. '
+        f'"shows": {SHOWS[0]!r} (the verdicts of the checks the student can run, not those with hidden tests) or '
+        f'{SHOWS[1]!r} (the default: every check\'s verdict, with its message; a quiz says right or wrong only). '
+        '"score": whether the points of each item and the total are shown (default True). '
+        'An assignment not named here is graded only when the instructor grades.')).tag(config=True)
+
     def for_assignment(self, assignment: str) -> Policy:
+        receipt = dict(self.on_receipt.get(assignment, {}))
+        unknown = set(receipt) - {"attempts", "shows", "score"}
+        if unknown:
+            raise ValueError(f"c.AssignmentPolicy.on_receipt[{assignment!r}] has unknown keys {sorted(unknown)} (attempts, shows, score)")
         return Policy(due=parse_time(self.due[assignment]) if assignment in self.due else None,
                       extensions={name: parse_time(when) for name, when in self.extensions.get(assignment, {}).items()},
-                      late=self.late, pick=self.pick)
+                      late=self.late, pick=self.pick, on_receipt=assignment in self.on_receipt,
+                      attempts=receipt.get("attempts", 0), shows=receipt.get("shows", "verdicts"), score=bool(receipt.get("score", True)))
 
 
 class ExchangeReleaseAssignment(Exchange, abc.ExchangeReleaseAssignment):

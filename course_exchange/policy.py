@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 LATE = ("accept", "refuse")
 PICKS = ("last_before_deadline", "last")
+SHOWS = ("visible", "verdicts")  # what feedback on receipt shows: the visible checks, or every check's verdict
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's default timestamp_format, in UTC
 
 
@@ -37,12 +38,21 @@ class Policy:
     extensions: dict[str, dt.datetime] = field(default_factory=dict)
     late: str = "accept"
     pick: str = "last_before_deadline"
+    # Grading on receipt: off when `on_receipt` is False; `attempts` graded attempts per student (0: no limit).
+    on_receipt: bool = False
+    attempts: int = 0
+    shows: str = "verdicts"
+    score: bool = True
 
     def __post_init__(self):
         if self.late not in LATE:
             raise ValueError(f"late must be one of {LATE}, not {self.late!r}")
         if self.pick not in PICKS:
             raise ValueError(f"pick must be one of {PICKS}, not {self.pick!r}")
+        if self.shows not in SHOWS:
+            raise ValueError(f"shows must be one of {SHOWS}, not {self.shows!r}")
+        if not isinstance(self.attempts, int) or isinstance(self.attempts, bool) or self.attempts < 0:
+            raise ValueError(f"attempts must be a whole number, 0 for no limit, not {self.attempts!r}")
 
     def deadline(self, student: str) -> dt.datetime | None:
         return self.extensions.get(student, self.due)
@@ -50,13 +60,16 @@ class Policy:
     def to_json(self) -> dict:
         return {"due": self.due.isoformat() if self.due else None,
                 "extensions": {name: when.isoformat() for name, when in sorted(self.extensions.items())},
-                "late": self.late, "pick": self.pick}
+                "late": self.late, "pick": self.pick,
+                "on_receipt": self.on_receipt, "attempts": self.attempts, "shows": self.shows, "score": self.score}
 
     @classmethod
     def from_json(cls, data: dict) -> Policy:
         return cls(due=parse_time(data["due"]) if data.get("due") else None,
                    extensions={name: parse_time(when) for name, when in (data.get("extensions") or {}).items()},
-                   late=data.get("late", "accept"), pick=data.get("pick", "last_before_deadline"))
+                   late=data.get("late", "accept"), pick=data.get("pick", "last_before_deadline"),
+                   on_receipt=bool(data.get("on_receipt", False)), attempts=data.get("attempts", 0),
+                   shows=data.get("shows", "verdicts"), score=bool(data.get("score", True)))
 
 
 def lateness(policy: Policy, student: str, received: dt.datetime) -> dt.timedelta | None:

@@ -229,7 +229,19 @@ def submission_json(store: Store, submission: Submission, rules: Policy | None) 
     deadline = rules.deadline(submission.student) if rules else None
     return {**submission.to_json(), "timestamp": stamp(submission.received_at),
             "deadline": deadline.isoformat() if deadline else None,
-            "feedback": {"sha256": feedback.sha256, "released_at": feedback.at.isoformat(), "files": feedback.files} if feedback else None}
+            "feedback": {"sha256": feedback.sha256, "released_at": feedback.at.isoformat(), "files": feedback.files} if feedback else None,
+            "grading": store.grading(submission.id)}
+
+
+def receipt_note(rules: Policy, state: dict | None) -> str:
+    """What the submit reply says about grading on receipt."""
+    if state is None:
+        return ""
+    if state["state"] == "kept":
+        return (f" This assignment grades {rules.attempts} attempt{'s' if rules.attempts != 1 else ''} on receipt and you have used them: "
+                "this submission is kept, and graded with the others when the instructor grades.")
+    of = f" of {rules.attempts}" if rules.attempts else ""
+    return f" It is graded now (attempt {state['attempt']}{of}): its feedback is coming, fetch it in the Assignments tab in a few seconds."
 
 
 class AllSubmissionsHandler(Handler):
@@ -262,7 +274,7 @@ class SubmissionsHandler(UploadHandler):
                                f"{describe(late)} late, and this course refuses late submissions. Nothing was stored.")
         submission = self.x.store.add_submission(course=course, assignment=assignment, student=self.who.name, data=data,
                                                  received_at=received_at, late_seconds=late.total_seconds() if late else None,
-                                                 files=files)
+                                                 files=files, graded_attempts=rules.attempts if rules.on_receipt else None)
         if deadline is None:
             when = "the assignment has no deadline"
         elif late is None:
@@ -270,7 +282,8 @@ class SubmissionsHandler(UploadHandler):
         else:
             when = f"{describe(late)} after the deadline {stamp(deadline)}: late"
         message = (f"Received {assignment} from {self.who.name} at {stamp(received_at)} (exchange server time), {when}; "
-                   f"{submission.size} bytes, SHA-256 {submission.sha256[:16]}..., kept as submission {submission.id}.")
+                   f"{submission.size} bytes, SHA-256 {submission.sha256[:16]}..., kept as submission {submission.id}."
+                   + receipt_note(rules, self.x.store.grading(submission.id)))
         self.send_json({**submission_json(self.x.store, submission, rules), "message": message}, 201)
 
 
@@ -317,7 +330,45 @@ class FeedbackHandler(UploadHandler):
         submission = self.need_owner_or_grader(self.x.store.submission(int(submission_id)), course, assignment)
         data, files = self.checked_archive()
         feedback = self.x.store.add_feedback(submission_id=submission.id, data=data, at=policy.now(), by=self.who.name, files=files)
+        state = self.x.store.grading(submission.id)
+        if state is not None and state["state"] in ("queued", "claimed"):
+            self.x.store.finish_grading(submission.id, kind="graded", at=feedback.at, by=self.who.name)
         self.send_json({"submission_id": submission.id, "student": submission.student, "sha256": feedback.sha256}, 201)
+
+
+# ---------------------------------------------------------------- grading on receipt
+
+
+class ClaimHandler(Handler):
+    """A grader takes the oldest queued submissions; a claim lapses after `lease` seconds, so nothing is lost to a grader that died."""
+
+    def post(self, course: str) -> None:
+        course = self.course(course)
+        self.need_grader("grade submissions on receipt")
+        try:
+            limit = max(1, min(int(self.get_query_argument("limit", "1")), 100))
+            lease = float(self.get_query_argument("lease", "900"))
+            # A grader that (re)starts says so on its first claim: what it claimed before is claimed again.
+            reclaim_before = policy.now() if self.get_query_argument("restarted", "") == "1" else None
+        except ValueError as exc:
+            raise Refused(400, f"Malformed claim: {exc}") from None
+        releases = self.x.store.releases(course)
+        claimed = self.x.store.claim(course, by=self.who.name, at=policy.now(), limit=limit, lease_s=lease, reclaim_before=reclaim_before)
+        self.send_json([{"submission": submission_json(self.x.store, s, releases[s.assignment].policy if s.assignment in releases else None),
+                         "policy": (releases[s.assignment].policy if s.assignment in releases else Policy()).to_json()} for s in claimed])
+
+
+class GradingFailedHandler(Handler):
+    def post(self, course: str, assignment: str, submission_id: str) -> None:
+        course = self.course(course)
+        self.need_grader("record a grading failure")
+        submission = self.need_owner_or_grader(self.x.store.submission(int(submission_id)), course, assignment)
+        try:
+            reason = str(json.loads(self.request.body or b"{}").get("reason", ""))
+        except (ValueError, AttributeError):
+            raise Refused(400, "The body must be JSON: {\"reason\": \"...\"}") from None
+        self.x.store.finish_grading(submission.id, kind="failed", at=policy.now(), by=self.who.name, detail=reason)
+        self.send_json({"submission_id": submission.id, "state": "failed"})
 
 
 def make_app(settings: Settings, prefix: str = "/") -> web.Application:
@@ -332,6 +383,8 @@ def make_app(settings: Settings, prefix: str = "/") -> web.Application:
         (rf"{api}/submissions/({NAME})/([0-9]{{1,18}})", SubmissionHandler),
         (rf"{api}/collect/({NAME})", CollectHandler),
         (rf"{api}/feedback/({NAME})/([0-9]{{1,18}})", FeedbackHandler),
+        (rf"{api}/queue/claim", ClaimHandler),
+        (rf"{api}/queue/({NAME})/([0-9]{{1,18}})/failed", GradingFailedHandler),
     ]
     return web.Application([(pattern, handler, {"settings": settings}) for pattern, handler in routes])
 

@@ -1,6 +1,9 @@
 """Append-only, content-addressed storage: blobs named by their SHA-256, records that are never changed.
 
-Every release, submission and feedback is a row in SQLite pointing at a blob. The tables refuse
+Every release, submission and feedback is a row in SQLite pointing at a blob. Grading on receipt is
+a log of events per submission (queued or kept at receipt, in the same transaction as the
+submission; then claimed by a grader, graded or failed): the queue is what that log says, so it
+survives a restart and loses nothing. The tables refuse
 UPDATE and DELETE (triggers), and a blob, once written, is read-only and never replaced: a second
 submission with the same bytes points at the same blob, under a row of its own.
 """
@@ -29,11 +32,16 @@ CREATE TABLE IF NOT EXISTS submissions (
 CREATE TABLE IF NOT EXISTS feedback (
     id INTEGER PRIMARY KEY, submission_id INTEGER NOT NULL REFERENCES submissions(id),
     sha256 TEXT NOT NULL, size INTEGER NOT NULL, at TEXT NOT NULL, by TEXT NOT NULL, files TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS grading (
+    id INTEGER PRIMARY KEY, submission_id INTEGER NOT NULL REFERENCES submissions(id),
+    kind TEXT NOT NULL CHECK (kind IN ('queued', 'kept', 'claimed', 'graded', 'failed')),
+    attempt INTEGER, at TEXT NOT NULL, by TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS grading_submission ON grading (submission_id);
 """
 APPEND_ONLY = "".join(
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
     f"BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;\n"
-    for table in ("releases", "submissions", "feedback") for verb in ("UPDATE", "DELETE")
+    for table in ("releases", "submissions", "feedback", "grading") for verb in ("UPDATE", "DELETE")
 )
 
 
@@ -153,12 +161,28 @@ class Store:
     # ------------------------------------------------------------ submissions
 
     def add_submission(self, *, course: str, assignment: str, student: str, data: bytes, received_at: dt.datetime,
-                       late_seconds: float | None, files: dict[str, str]) -> Submission:
+                       late_seconds: float | None, files: dict[str, str], graded_attempts: int | None = None) -> Submission:
+        """Keep a submission; with `graded_attempts` (grading on receipt; 0 for no limit) it is also queued
+        for grading, or kept ungraded when the student has used that many attempts, in one transaction."""
         sha256 = self.put_blob(data)
-        cursor = self.db.execute(
-            "INSERT INTO submissions (course, assignment, student, sha256, size, received_at, late_seconds, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (course, assignment, student, sha256, len(data), received_at.isoformat(), late_seconds, json.dumps(files)))
-        return Submission(cursor.lastrowid, course, assignment, student, sha256, len(data), received_at, late_seconds, files)
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = self.db.execute(
+                "INSERT INTO submissions (course, assignment, student, sha256, size, received_at, late_seconds, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (course, assignment, student, sha256, len(data), received_at.isoformat(), late_seconds, json.dumps(files)))
+            submission_id = cursor.lastrowid
+            if graded_attempts is not None:
+                used = self.db.execute(
+                    "SELECT COUNT(*) FROM grading g JOIN submissions s ON s.id = g.submission_id "
+                    "WHERE g.kind = 'queued' AND s.course = ? AND s.assignment = ? AND s.student = ?", (course, assignment, student)).fetchone()[0]
+                kind = "queued" if graded_attempts == 0 or used < graded_attempts else "kept"
+                self.db.execute("INSERT INTO grading (submission_id, kind, attempt, at, by) VALUES (?, ?, ?, ?, 'exchange')",
+                                (submission_id, kind, used + 1 if kind == "queued" else None, received_at.isoformat()))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return Submission(submission_id, course, assignment, student, sha256, len(data), received_at, late_seconds, files)
 
     def submissions(self, course: str, assignment: str | None = None, student: str | None = None) -> list[Submission]:
         """Oldest first (by receipt, which is also insertion order)."""
@@ -191,3 +215,51 @@ class Store:
         row = self.db.execute("SELECT id, submission_id, sha256, size, at, files FROM feedback WHERE submission_id = ? ORDER BY id DESC LIMIT 1",
                               (submission_id,)).fetchone()
         return Feedback(row[0], row[1], row[2], row[3], parse_time(row[4]), json.loads(row[5])) if row else None
+
+    # ------------------------------------------------------------ grading on receipt
+
+    def grading(self, submission_id: int) -> dict | None:
+        """Where a submission stands: {"state": queued, kept, claimed, graded or failed, "attempt", "detail"}; None when it is not graded on receipt."""
+        rows = self.db.execute("SELECT kind, attempt, detail FROM grading WHERE submission_id = ? ORDER BY id", (submission_id,)).fetchall()
+        if not rows:
+            return None
+        attempt = rows[0][1]
+        return {"state": rows[-1][0], "attempt": attempt, "detail": rows[-1][2]}
+
+    def claim(self, course: str, *, by: str, at: dt.datetime, limit: int, lease_s: float, reclaim_before: dt.datetime | None = None) -> list[Submission]:
+        """The oldest queued submissions nobody is grading, at most `limit`, now claimed by `by`.
+
+        A claim older than `lease_s`, or one of `by`'s own made before `reclaim_before` (a grader that
+        restarted), no longer holds: that submission is handed out again, before any later one.
+        """
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            rows = self.db.execute(
+                "SELECT s.id, MAX(CASE WHEN g.kind = 'claimed' THEN g.id END) FROM submissions s JOIN grading g ON g.submission_id = s.id "
+                "WHERE s.course = ? GROUP BY s.id HAVING SUM(g.kind = 'queued') > 0 AND SUM(g.kind IN ('graded', 'failed')) = 0 ORDER BY s.id",
+                (course,)).fetchall()
+            chosen = []
+            for submission_id, claim_id in rows:
+                if len(chosen) >= limit:
+                    break
+                if claim_id is not None:
+                    when, who = self.db.execute("SELECT at, by FROM grading WHERE id = ?", (claim_id,)).fetchone()
+                    claimed_at = parse_time(when)
+                    expired = (at - claimed_at).total_seconds() > lease_s
+                    restarted = reclaim_before is not None and who == by and claimed_at < reclaim_before
+                    if not (expired or restarted):
+                        continue
+                self.db.execute("INSERT INTO grading (submission_id, kind, at, by) VALUES (?, 'claimed', ?, ?)", (submission_id, at.isoformat(), by))
+                chosen.append(submission_id)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return [self.submission(i) for i in chosen]
+
+    def finish_grading(self, submission_id: int, *, kind: str, at: dt.datetime, by: str, detail: str = "") -> None:
+        """Record that a queued submission was graded (its feedback is released) or could not be."""
+        if kind not in ("graded", "failed"):
+            raise ValueError(f"a grading ends graded or failed, not {kind!r}")
+        self.db.execute("INSERT INTO grading (submission_id, kind, at, by, detail) VALUES (?, ?, ?, ?, ?)",
+                        (submission_id, kind, at.isoformat(), by, detail[:2000]))

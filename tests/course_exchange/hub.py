@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 from course_exchange.hubconfig import SERVICE, SERVER_SCOPES, client_url
+from tests.servers import stop_process
 
 COURSE = "pytorch-tensors"
 STUDENTS = ("ada", "ben")
@@ -61,10 +62,36 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def stop_group(process: subprocess.Popen, *, timeout: float) -> None:
+    """`stop_process`, then SIGKILL to the process group it leads (start_new_session)."""
+    stop_process(process, grace=timeout)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+class ReceiptGrader:
+    """`python -m course_exchange.receipt` as the instructor runs it, with the grader's token; stopped by process id."""
+
+    def __init__(self, course_dir: Path, url: str, token_file: Path, log: Path, *, workers: int = 1) -> None:
+        self.log = log
+        self._out = log.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "course_exchange.receipt", "--course-dir", str(course_dir), "--course", COURSE, "--url", url,
+             "--token-file", str(token_file), "--workers", str(workers), "--poll", "0.2"],
+            stdout=self._out, stderr=subprocess.STDOUT, start_new_session=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith(("JUPYTERHUB_", "COURSE_"))})
+
+    def stop(self) -> None:
+        stop_group(self.process, timeout=60)
+        self._out.close()
+
+
 class ExchangeHub:
     """JupyterHub and its exchange service in `workdir`, on free loopback ports."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, students: tuple[str, ...] = STUDENTS) -> None:
         self.workdir = workdir
         self.store = workdir / "store"
         self.store.mkdir(mode=0o700)
@@ -76,7 +103,7 @@ class ExchangeHub:
         settings = {
             "bind_url": f"http://127.0.0.1:{free_port()}", "hub_bind_url": self.hub_api.removesuffix("/hub/api"),
             "proxy_api_url": f"http://127.0.0.1:{free_port()}", "workdir": str(workdir), "password": secrets.token_hex(8),
-            "users": [*STUDENTS, OUTSIDER, GRADER_USER], "students": list(STUDENTS), "grader_user": GRADER_USER,
+            "users": [*students, OUTSIDER, GRADER_USER], "students": list(students), "grader_user": GRADER_USER,
             "grader_service": GRADER_SERVICE, "admin_token": self.admin_token, "grader_token": self.grader_token,
             "course": COURSE, "exchange_url": exchange, "store": str(self.store), "max_mb": MAX_SUBMISSION_MB,
             "environment": {"PYTHONPATH": str(Path(__file__).resolve().parents[2])},
@@ -124,29 +151,40 @@ class ExchangeHub:
         """A token of the user's without the exchange's scope."""
         return self.hub_request("POST", f"/users/{user}/tokens", {"scopes": SERVER_SCOPES, "note": "exchange test"})["token"]
 
+    def service_pids(self) -> list[int]:
+        """The exchange service's processes: they run in the store (their working folder)."""
+        found = []
+        for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+            try:
+                if Path(os.readlink(f"/proc/{pid}/cwd")) == self.store:
+                    found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    def kill_service(self, timeout: float = 180.0) -> None:
+        """Kill the exchange service as a crash would, and wait until the hub has started it again."""
+        old = self.service_pids()
+        assert old, "no exchange service process found"
+        for pid in old:
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not (set(self.service_pids()) - set(old)):
+            time.sleep(0.5)
+        self._wait_until_up(timeout=max(deadline - time.monotonic(), 1.0))
+
     def stop(self) -> None:
         """SIGTERM lets the hub stop its service and its proxy; the process group is then killed."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        stop_group(self.process, timeout=30)
         # The proxy, if the hub died before it could stop it, is known by the pid file the hub wrote.
         try:
             os.kill(int((self.workdir / "proxy.pid").read_text().strip()), signal.SIGKILL)
         except (OSError, ValueError):
             pass
         # The service runs in a session of its own, in the store (its working folder).
-        for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        for pid in self.service_pids():
             try:
-                if Path(os.readlink(f"/proc/{pid}/cwd")) == self.store:
-                    os.kill(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         self._log_file.close()

@@ -1,0 +1,69 @@
+"""Graded attempts of grading on receipt, per item: what a student needed several tries for.
+
+The grader on receipt (`course_exchange.receipt`) records the scores of every attempt it graded in
+the course's `.autograder/attempts.sqlite`; the instructor's gradebook holds only the attempt that
+counts. `autograder report` reads this file to show attempts per item.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from pathlib import Path
+
+FILE = Path(".autograder") / "attempts.sqlite"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS attempts (
+    submission_id INTEGER NOT NULL, assignment TEXT NOT NULL, student TEXT NOT NULL, attempt INTEGER,
+    received_at TEXT NOT NULL, graded_at TEXT NOT NULL, notebook TEXT NOT NULL, item TEXT NOT NULL,
+    score REAL NOT NULL, max_score REAL NOT NULL, PRIMARY KEY (submission_id, notebook, item));
+"""
+
+
+def _open(course_dir: Path) -> sqlite3.Connection:
+    path = Path(course_dir) / FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.executescript(SCHEMA)
+    return db
+
+
+def record(course_dir: Path, *, submission_id: int, assignment: str, student: str, attempt: int | None, received_at: dt.datetime,
+           scores: dict[str, dict[str, tuple[float, float]]]) -> list[tuple[int, dt.datetime]]:
+    """Keep one graded attempt's scores ({notebook: {grade_id: (score, max)}}); returns the student's graded
+    attempts of the assignment as (submission id, receipt time), oldest first."""
+    graded_at = dt.datetime.now(dt.timezone.utc).isoformat()
+    db = _open(course_dir)
+    try:
+        with db:
+            for notebook, items in scores.items():
+                for item, (score, maximum) in items.items():
+                    db.execute("INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               (submission_id, assignment, student, attempt, received_at.isoformat(), graded_at, notebook, item, score, maximum))
+        rows = db.execute("SELECT DISTINCT submission_id, received_at FROM attempts WHERE assignment = ? AND student = ? "
+                          "ORDER BY received_at, submission_id", (assignment, student)).fetchall()
+    finally:
+        db.close()
+    return [(r[0], dt.datetime.fromisoformat(r[1])) for r in rows]
+
+
+def per_item(course_dir: Path, *, assignments: list[str] | None = None) -> dict[tuple[str, str], dict[str, float]]:
+    """{(assignment, grade_id): {"students", "attempts", "mean_to_full", "never_full"}}; `mean_to_full` is
+    the mean number of graded attempts the students who reached the item's full points needed."""
+    if not (Path(course_dir) / FILE).is_file():
+        return {}
+    db = _open(course_dir)
+    try:
+        rows = db.execute("SELECT assignment, item, student, score, max_score FROM attempts ORDER BY submission_id").fetchall()
+    finally:
+        db.close()
+    seen: dict[tuple[str, str], dict[str, list[bool]]] = {}
+    for assignment, item, student, score, maximum in rows:
+        if assignments is None or assignment in assignments:
+            seen.setdefault((assignment, item), {}).setdefault(student, []).append(maximum > 0 and score >= maximum)
+    out = {}
+    for key, by_student in sorted(seen.items()):
+        needed = [marks.index(True) + 1 for marks in by_student.values() if True in marks]
+        out[key] = {"students": len(by_student), "attempts": sum(len(m) for m in by_student.values()),
+                    "mean_to_full": sum(needed) / len(needed) if needed else 0.0, "never_full": len(by_student) - len(needed)}
+    return out
