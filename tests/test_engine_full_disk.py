@@ -54,33 +54,49 @@ def fresh_copy(tiny, tmp_path: Path) -> Path:
     return course
 
 
-def test_an_autograded_notebook_that_does_not_fit_fails_alone(tiny, tmp_path):
+def loud(nb, cells: tuple[str, ...]):
+    """`nb` with each answer in `cells` printing 900 KB first (under the per-cell and per-notebook caps)."""
+    bodies = {"add": "return a + b", "mul": "return a * b", "twice": "return t * 2"}
+    for name in cells:
+        args = "t" if name == "twice" else "a, b"
+        nb = edit_cell(nb, name, f"print('x' * 900_000)\ndef {name}({args}):\n    {bodies[name]}")
+    return nb
+
+
+def test_an_autograded_notebook_or_feedback_page_that_does_not_fit_fails_alone(tiny, tmp_path, capsys):
+    """`autograded/` on a 2 MiB disk: a-loud's 2.7 MB notebook cannot fit, b-loud's 1.8 MB one can
+    (one worker, graded in order); then `feedback/` on a 1.5 MiB disk, where b-loud's page cannot."""
     course = fresh_copy(tiny, tmp_path)
     _, source, release = tiny
     from autograder import samples
 
     full = samples.answered(source, release, keep=None)
-    # ~1.6 MB of output in the autograded notebook, under every cap, on a 1 MB disk; graded first (one worker, sorted).
-    loud = edit_cell(full, "add", "print('x' * 800_000)\ndef add(a, b):\n    return a + b")
-    loud = edit_cell(loud, "mul", "print('y' * 800_000)\ndef mul(a, b):\n    return a * b")
-    submit(course, "a-loud", LESSON, loud)
+    submit(course, "a-loud", LESSON, loud(full, ("add", "mul", "twice")))
+    submit(course, "b-loud", LESSON, loud(full, ("add", "mul")))
     for student in ("bea", "cyd"):
         submit(course, student, LESSON, full)
     submit(course, "dot", LESSON, release)
-    with small_disk(tmp_path / "disk", "1m") as disk:
+    with small_disk(tmp_path / "disk", "2m") as disk, small_disk(tmp_path / "pages", "1536k") as pages:
         (course / "autograded").symlink_to(disk, target_is_directory=True)
+        (course / "feedback").symlink_to(pages, target_is_directory=True)
         results = commands.grade(course, progress=False, workers=1)
         leftovers = sorted(str(p.relative_to(disk)) for p in disk.rglob("*") if p.is_file() and p.name.startswith("."))
         graded = sorted(p.parent.parent.name for p in disk.glob(f"*/{LESSON}/{LESSON}.ipynb"))
+        capsys.readouterr()
+        commands.feedback(course, assignments=[LESSON])
+        printed = capsys.readouterr().out
+        with_pages = sorted(p.parent.parent.name for p in pages.glob(f"*/{LESSON}/{LESSON}.html"))
     reason = results[("a-loud", LESSON)]
     assert reason.startswith("the grader could not write the autograded notebook: [Errno 28]"), reason
     assert "\n" not in reason
-    assert {k: v for k, v in results.items() if k[0] != "a-loud"} == {(s, LESSON): "ok" for s in ("bea", "cyd", "dot")}
+    assert {k: v for k, v in results.items() if k[0] != "a-loud"} == {(s, LESSON): "ok" for s in ("b-loud", "bea", "cyd", "dot")}
     table = gradebook.score_table(course)
-    assert table[(LESSON, "bea")] == table[(LESSON, "cyd")] == FULL
+    assert table[(LESSON, "b-loud")] == table[(LESSON, "bea")] == table[(LESSON, "cyd")] == FULL
     assert table[(LESSON, "dot")] == {k: 0.0 for k in FULL}
-    assert graded == ["bea", "cyd", "dot"]
+    assert graded == ["b-loud", "bea", "cyd", "dot"]
     assert leftovers == []  # the failed write left no temporary file holding the space
+    assert with_pages == ["bea", "cyd", "dot"]
+    assert f"feedback not written b-loud/{LESSON}: " in printed and "No space left on device" in printed, printed
 
 
 FULL_GRADEBOOK = textwrap.dedent("""
