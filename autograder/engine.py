@@ -104,7 +104,7 @@ TRANSIENT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE)
 RETRY_PAUSES = (0.2, 0.5)
 
 
-def _retrying(write, *args) -> None:
+def _retrying(write, *args):
     """`write(*args)`, tried again after each of `RETRY_PAUSES` while it fails with one of `TRANSIENT_ERRNOS`."""
     for pause in (*RETRY_PAUSES, None):
         try:
