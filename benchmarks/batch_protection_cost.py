@@ -13,7 +13,9 @@ One synthetic class (`grading_speed.build_class`) is released once; each side gr
 it with `autograder grade --force`, in a process of its own whose PYTHONPATH starts with that side's
 tree. Both first grade one notebook untimed (the disk cache), then the sides alternate for `--rounds`
 rounds, so a load that drifts on a shared machine reaches both. It prints every time, each side's
-best, and the ratio of the bests; every item's score must agree between the sides.
+best, and the ratio of the bests, in wall-clock seconds and in CPU seconds (user and system time of
+the grading process and of every process that was reaped below it, as `getrusage` counts them: less
+swayed by other work on a shared machine); every item's score must agree between the sides.
 """
 
 from __future__ import annotations
@@ -35,17 +37,19 @@ from autograder import commands  # noqa: E402
 from grading_speed import copy_of, differences, print_differences, released_class  # noqa: E402
 
 DRIVER = """
-import json, sys, time
+import json, resource, sys, time
 from pathlib import Path
 import autograder
 from autograder import commands, gradebook
+def cpu():
+    return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
 root, course, workers = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 assert Path(autograder.__file__).resolve().is_relative_to(root), autograder.__file__
-started = time.perf_counter()
+started, cpu_before = time.perf_counter(), cpu()
 results = commands.grade(course, workers=workers, progress=False, force=True)
-seconds = time.perf_counter() - started
+seconds, cpu_s = time.perf_counter() - started, cpu() - cpu_before
 table = {f"{a}|{s}": scores for (a, s), scores in gradebook.score_table(course).items()}
-print("RESULT " + json.dumps({"seconds": seconds, "ok": sum(v == "ok" for v in results.values()), "of": len(results), "table": table}))
+print("RESULT " + json.dumps({"seconds": seconds, "cpu": cpu_s, "ok": sum(v == "ok" for v in results.values()), "of": len(results), "table": table}))
 """
 
 
@@ -96,15 +100,18 @@ def main(argv: list[str] | None = None) -> int:
         grade_with(tree, warm, 1)
 
     times: dict[str, list[float]] = {name: [] for name in sides}
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
     tables: dict[str, dict] = {}
     for round_ in range(args.rounds):
         for name, tree in (sides.items() if round_ % 2 == 0 else reversed(sides.items())):
             out = grade_with(tree, copy_of(base, work / name), workers)
             times[name].append(out["seconds"])
+            cpu[name].append(out["cpu"])
             tables[name] = out["table"]
-            print(f"  round {round_ + 1}: {name:6s} {out['seconds']:7.1f} s  ({out['ok']}/{out['of']} ok)", flush=True)
+            print(f"  round {round_ + 1}: {name:6s} {out['seconds']:7.1f} s wall, {out['cpu']:7.1f} s CPU  ({out['ok']}/{out['of']} ok)", flush=True)
 
     before, now = min(times["before"]), min(times["now"])
+    cpu_before, cpu_now = min(cpu["before"]), min(cpu["now"])
     diff = differences(tables["before"], tables["now"])
     items = sum(len(v) for v in tables["now"].values())
     print()
@@ -112,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"before the protections ({args.before}): {before:7.1f} s  (runs: {', '.join(f'{t:.1f}' for t in times['before'])})")
     print(f"with the protections (this tree):  {now:7.1f} s  (runs: {', '.join(f'{t:.1f}' for t in times['now'])})")
     print(f"ratio with / before:               {now / before:7.3f}  ({(now / before - 1) * 100:+.1f}%)")
+    print(f"CPU (user + system, the grader and what it reaped) before: {cpu_before:.1f} s, with: {cpu_now:.1f} s, "
+          f"ratio {cpu_now / cpu_before:.3f} ({(cpu_now / cpu_before - 1) * 100:+.1f}%)")
     print_differences(diff, items, "before", "now")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
