@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import tempfile
@@ -144,6 +145,12 @@ def cluster_address(course_dir: Path, given: str | None = None) -> str | None:
     return str(address) if address else None
 
 
+def _exception_line(log: str) -> str:
+    """The last exception a log's tracebacks end with (`OSError: [Errno 28] No space left on device`)."""
+    found = [line.strip() for line in log.splitlines() if re.match(r"\s*[\w.]+(Error|Exception|Full): ", line)]
+    return found[-1][:200] if found else "nbgrader generate_feedback failed"
+
+
 def _failure_reason(log: str) -> str:
     for line in reversed(log.splitlines()):
         if "Error" in line or "error" in line:
@@ -152,10 +159,24 @@ def _failure_reason(log: str) -> str:
 
 
 def feedback(course_dir: Path, *, assignments: list[str] | None = None, student: str | None = None) -> Path:
+    """feedback/ for every graded submission; one whose pages could not be written (a full disk) is one printed line,
+    and the others are written all the same."""
     chosen = _chosen(course_dir, assignments)
     for assignment in chosen:
-        if (course_dir / "autograded").is_dir() and any((course_dir / "autograded").glob(f"*/{assignment}")):
-            stock.generate_feedback(course_dir, assignment, student=student)
+        graded = sorted(p.parent.name for p in (course_dir / "autograded").glob(f"*/{assignment}")) if (course_dir / "autograded").is_dir() else []
+        graded = [s for s in graded if student in (None, s)]
+        if not graded:
+            continue
+        proc = stock.generate_feedback(course_dir, assignment, student=student)
+        if proc.returncode == 0:
+            continue
+        missing = [s for s in graded if not (course_dir / "feedback" / s / assignment).is_dir()]
+        if not missing:
+            raise stock.NbgraderError(f"nbgrader generate_feedback {assignment} failed (exit {proc.returncode}):\n"
+                                      + "\n".join((proc.stdout or "").splitlines()[-25:]))
+        reason = _exception_line(proc.stdout or "")
+        for who in missing:
+            print(f"  feedback not written {who}/{assignment}: {reason}")
     _cap_feedback(course_dir / "feedback", limits_mod.read_limits(course_dir).feedback_mb)
     return course_dir / "feedback"
 

@@ -44,13 +44,21 @@ def _sha(data: bytes) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    """Write `path` whole or not at all; a write that fails leaves no temporary file holding the space it took."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def use_course_references(course_dir: Path) -> None:
@@ -91,16 +99,30 @@ def _has_symlink(folder: Path) -> bool:
     return False
 
 
-def _write_retrying(path: Path, text: str, *, tries: int = 3) -> None:
-    """`_write_atomic`, tried again after a pause when the disk is full or descriptors ran out (ENOSPC, EMFILE)."""
-    for attempt in range(tries):
+# Errors of the grader's own writes that may pass (a full disk, descriptors run out), and the pauses before each new try.
+TRANSIENT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE)
+RETRY_PAUSES = (0.2, 0.5)
+
+
+def _retrying(write, *args):
+    """`write(*args)`, tried again after each of `RETRY_PAUSES` while it fails with one of `TRANSIENT_ERRNOS`."""
+    for pause in (*RETRY_PAUSES, None):
         try:
-            _write_atomic(path, text)
-            return
+            return write(*args)
         except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EMFILE, errno.ENFILE, errno.EDQUOT) or attempt == tries - 1:
+            if exc.errno not in TRANSIENT_ERRNOS or pause is None:
                 raise
-            time.sleep(0.5 * (attempt + 1))
+            time.sleep(pause)
+
+
+def _write_retrying(path: Path, text: str) -> None:
+    """`_write_atomic`, tried again when the disk is full or descriptors ran out."""
+    _retrying(_write_atomic, path, text)
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error as one line: SQLAlchemy's first line (the database's own message), an OSError's errno and text."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def handed_in_files(folder: Path, limits: sandbox.Limits) -> tuple[list[dict], list[str]]:
@@ -446,8 +468,12 @@ def grade(
         for name in names:
             text = json.dumps(gradebook.template(course_dir, assignment, name), sort_keys=True)
             path = state / "templates" / assignment / f"{name}.json"
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                _write_atomic(path, text)
+            try:
+                if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                    _write_retrying(path, text)
+            except OSError as exc:
+                notebooks_of[assignment] = f"the grader could not write its copy of the template of {name}: {_one_line(exc)}"
+                break
             templates[(assignment, name)] = (path, _sha(text.encode()))
 
     submissions: list[Submission] = []
@@ -540,8 +566,25 @@ def grade(
             threads = max(1, (os.cpu_count() or 1) // count)
             pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox, limits=limits, environment=environment)
         startup_s = time.perf_counter() - started
+        unreadable: list[dict] = []  # jobs whose files the coordinator could not read: failed, and not recorded, so a re-run tries them
+
+        def loaded(plans):
+            for plan in plans:
+                try:
+                    yield _retrying(jobs.load, plan)
+                except OSError as exc:
+                    unreadable.append(_failed(plan, f"the grader could not read this notebook's files: {_one_line(exc)}"))
+
+        def outcomes():
+            for result in pool.run(loaded(to_run), limits):
+                while unreadable:
+                    yield unreadable.pop(), False
+                yield result, True
+            while unreadable:
+                yield unreadable.pop(), False
+
         try:
-            for result in pool.run((jobs.load(job) for job in to_run), limits):
+            for result, keep in outcomes():
                 t0 = time.perf_counter()
                 sub = by_pair[(result["student"], result["assignment"])]
                 if result["notebook"] in sub.results:
@@ -549,9 +592,10 @@ def grade(
                 job = sub.jobs[result["notebook"]]
                 result.setdefault("worker", "local")
                 try:
-                    _write_retrying(record_path(job), json.dumps(result))
+                    if keep:
+                        _write_retrying(record_path(job), json.dumps(result))
                 except OSError as exc:
-                    result = _failed(job, f"the grader could not write this notebook's record: {exc}")
+                    result = _failed(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
                 sub.results[result["notebook"]] = result
                 fresh.append(result)
                 timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
@@ -597,11 +641,17 @@ def _finish(course_dir: Path, sub: Submission, book: gradebook.Writer, clock: di
     # The judge wrote each notebook with nbformat (validated there): it is read without validating it
     # again and written to autograded/ as it came, which is what nbformat.writes gives back.
     graded = {n: nbformat.reader.reads(r["notebook_json"]) for n, r in sub.results.items() if r.get("status") == "ok"}
-    try:
-        if graded:
-            _write_autograded(course_dir, sub, graded, book, clock, target)
-    except OSError as exc:
-        return f"the grader could not write the autograded notebook: {exc}"
+    if graded:
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            _retrying(_write_autograded, course_dir, sub, graded, book, clock, target)
+        except OSError as exc:
+            shutil.rmtree(target, ignore_errors=True)
+            return f"the grader could not write the autograded notebook: {_one_line(exc)}"
+        except (DBAPIError, gradebook.InvalidEntry) as exc:  # its disk is full, or no descriptor was left for its journal
+            shutil.rmtree(target, ignore_errors=True)
+            return f"the grader could not record this submission in the gradebook: {_one_line(exc)}"
     return "; ".join(errors) if errors else "ok"
 
 

@@ -67,6 +67,21 @@ def build_class(course: Path, lessons: list[str], students: int) -> dict[str, st
     return described
 
 
+def released_class(work: Path, lessons: list[str], students: int) -> Path:
+    """work/base: a course of `lessons` from this tree, released, with `build_class`'s students handed in."""
+    base = copy_of(ROOT / "source", work / "base" / "source").parent
+    shutil.copy2(ROOT / "nbgrader_config.py", base)
+    for lesson in list((base / "source").iterdir()):
+        if lesson.name not in lessons:
+            shutil.rmtree(lesson)
+    if (ROOT / "tests" / "corpus").is_dir():
+        shutil.copytree(ROOT / "tests" / "corpus", base / "tests" / "corpus")
+    print(f"releasing {len(lessons)} lessons in {work} ...", flush=True)
+    commands.release(base, progress=False)
+    build_class(base, lessons, students)
+    return base
+
+
 def copy_of(base: Path, target: Path) -> Path:
     if target.exists():
         shutil.rmtree(target)
@@ -103,6 +118,15 @@ def differences(a: dict, b: dict) -> list:
             if a.get(key, {}).get(item) != b.get(key, {}).get(item)]
 
 
+def print_differences(diff: list, items: int, left: str, right: str) -> None:
+    if diff:
+        print(f"SCORES DIFFER on {len(diff)} of {items} items:")
+        for (assignment, student), item, theirs, ours in diff[:40]:
+            print(f"  {assignment} {student} {item}: {left} {theirs}, {right} {ours}")
+    else:
+        print(f"scores: identical on all {items} items")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=12)
@@ -114,16 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
     lessons = args.lessons or commands.source_assignments(ROOT)
     work = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="grading-speed-"))
-    base = copy_of(ROOT / "source", work / "base" / "source").parent
-    shutil.copy2(ROOT / "nbgrader_config.py", base)
-    for lesson in list((base / "source").iterdir()):
-        if lesson.name not in lessons:
-            shutil.rmtree(lesson)
-    if (ROOT / "tests" / "corpus").is_dir():
-        shutil.copytree(ROOT / "tests" / "corpus", base / "tests" / "corpus")
-    print(f"releasing {len(lessons)} lessons in {work} ...", flush=True)
-    commands.release(base, progress=False)
-    build_class(base, lessons, args.students)
+    base = released_class(work, lessons, args.students)
     notebooks = args.students * len(lessons)
     cores = os.cpu_count() or 1
     workers = min(args.workers or cores, notebooks)
@@ -173,12 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  per notebook: fork and confine {mean('fork_s'):.3f} s over {mean('forks'):.1f} forks; judge {mean('judge_s'):.3f} s "
           f"(its calls into student code and probe children included); repair and writes {mean('total_s') - mean('student_s') - mean('judge_s'):.3f} s")
     print(f"results: engine {sum(v == 'ok' for v in results.values())}/{len(results)} ok")
-    if diff:
-        print(f"SCORES DIFFER on {len(diff)} of {items} items:")
-        for (assignment, student), item, theirs, ours in diff[:40]:
-            print(f"  {assignment} {student} {item}: nbgrader {theirs}, autograder {ours}")
-    else:
-        print(f"scores: identical on all {items} items")
+    print_differences(diff, items, "nbgrader", "autograder")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if diff else 0
