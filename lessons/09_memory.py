@@ -97,7 +97,7 @@ storage_window(x.t().shape, x.t().stride(), name="x.t()")
 # `x = torch.arange(24).reshape(4, 6)` and `y = x[1:, ::2]`. Give `(y.storage_offset(), y.stride(0),
 # y.stride(1))` as a tuple of three ints.
 
-# %% answer answer_slice_layout
+# %% answer answer_slice_layout quiz=rule
 # A tuple of three ints, for example (0, 1, 1).
 answer_slice_layout = None
 ### BEGIN SOLUTION
@@ -116,6 +116,34 @@ from course.quiz import check_key
 check_key(answer_slice_layout, (6, 6, 2), name="answer_slice_layout",
           why="x has strides (6, 1). y starts at row 1, column 0: cell 1 * 6 + 0 = 6. One step down a row is still 6 "
               "cells; one step along y's columns skips every second column of x, 2 cells.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: strides after permute and indexing
+#
+# `x = torch.zeros(2, 3, 4)` and `y = x.permute(2, 0, 1)[:, 1]`. Give `y.stride()` as a tuple of
+# ints.
+
+# %% answer answer_permute_stride quiz=rule
+# A tuple of ints, for example (2, 5).
+answer_permute_stride = None
+### BEGIN SOLUTION
+answer_permute_stride = (1, 4)
+### END SOLUTION
+
+# %% test answer_permute_stride points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_permute_stride, name="answer_permute_stride")
+passed("answer_permute_stride", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_permute_stride, (1, 4), name="answer_permute_stride",
+          why='x is contiguous, with strides (12, 4, 1). permute(2, 0, 1) reorders them with the dimensions: (1, '
+              '12, 4), for shape (4, 2, 3). The integer index 1 on the middle dimension removes it (its stride goes'
+              ' into the offset), leaving strides (1, 4) for shape (4, 3).')
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -152,7 +180,7 @@ for name, c in copies.items():
 # - **C.** `y.storage_offset() == 0`
 # - **D.** `y.is_contiguous()` is False
 
-# %% answer answer_same_storage
+# %% answer answer_same_storage quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_same_storage = None
 ### BEGIN SOLUTION
@@ -453,14 +481,21 @@ row[0] = 1
 # %% [markdown]
 # ### Quiz: a write into an expanded tensor
 #
-# `b = torch.zeros(3)`, `e = b.expand(4, 3)`, then `e[0, 0] = 1`. What happens?
+# ```python
+# b = torch.zeros(2, 1)
+# e = b.expand(2, 3)
+# e[1, 2] = 5
+# total = e.sum()
+# ```
 #
-# - **A.** A `RuntimeError`: an expanded tensor cannot be written to.
-# - **B.** `e[0, 0]` is 1 and nothing else changes: `expand` made a copy.
-# - **C.** `b[0]` is 1, and every row of `e` starts with 1: all rows read the same cells.
-# - **D.** `e[0, 0]` and `b[0]` are 1; the other rows of `e` still start with 0.
+# What is `total`?
+#
+# - **A.** none: `e[1, 2] = 5` raises a `RuntimeError`, because an expanded tensor cannot be written to.
+# - **B.** `tensor(5.)`: `expand` made a copy, and one entry changed.
+# - **C.** `tensor(15.)`
+# - **D.** `tensor(10.)`: the write lands in column 2 of both rows, which share their cells.
 
-# %% answer answer_write_expanded
+# %% answer answer_write_expanded quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_write_expanded = None
 ### BEGIN SOLUTION
@@ -477,9 +512,10 @@ passed("answer_write_expanded", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_write_expanded, "C", name="answer_write_expanded",
-          why="expand makes a view with stride 0 along the new dimension: e[r, 0] is cell 0 of b's storage for every "
-              "row r. Writing one element writes that cell once, so b[0] and the first column of e all read 1. An "
-              "in-place operation such as e.add_(1) would write each cell four times, and raises.")
+          why="expand stretches b's size-1 column into 3 with stride 0: e has strides (1, 0), so e[1, j] is b[1, 0] "
+              "for every column j. A write to a single element succeeds and writes that one cell, so all of row 1 "
+              "reads 5 and e sums to 15. The rows are not shared here, the columns are (not D); expand copies "
+              "nothing (not B); and a write to a single element is let through (not A).")
 ### END HIDDEN TESTS
 
 # %% [markdown]

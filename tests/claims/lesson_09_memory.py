@@ -552,13 +552,13 @@ def _():
     assert _same_storage(x, y) and y.is_contiguous()
 
 
-@claim(LESSON, "expand makes a view with stride 0 along the new dimension: e[r, 0] is cell 0 of b's storage for every")
+@claim(LESSON, "expand stretches b's size-1 column into 3 with stride 0: e has strides (1, 0), so e[1, j] is b[1, 0]")
 def _():
-    b = torch.zeros(3)
-    e = b.expand(4, 3)
-    assert e.stride() == (0, 1) and all(e[r, 0].storage_offset() == 0 for r in range(4))
-    e[0, 0] = 1
-    assert b[0] == 1 and e[:, 0].tolist() == [1.0] * 4
+    b = torch.zeros(2, 1)
+    e = b.expand(2, 3)
+    assert e.stride() == (1, 0) and all(e[1, j].storage_offset() == 1 for j in range(3))
+    e[1, 2] = 5
+    assert b[1, 0] == 5 and e[1].tolist() == [5.0] * 3 and e.sum().item() == 15.0
     _raises(RuntimeError, e.add_, 1)
 
 
