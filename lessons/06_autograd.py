@@ -249,8 +249,8 @@ picture
 # %% [markdown]
 # ## Gradients add up
 #
-# `backward()` never overwrites `.grad`: it adds to it. Run the same forward and backward pass
-# three times and the gradient grows.
+# `backward()` never overwrites the values in `.grad`: it adds the new gradient to them. Run the same
+# forward and backward pass three times and the gradient grows.
 
 # %%
 weight = torch.tensor([[0.5], [0.5]], device=device, requires_grad=True)

@@ -177,7 +177,7 @@ print("shape:", tuple(loss.shape), " as a Python float:", loss.item())
 # each step by running averages of past gradients, which makes it less sensitive to the choice of
 # `lr`.
 #
-# `backward()` *adds* to `.grad`; it never replaces it. That lets you sum gradients over several
+# `backward()` *adds* to `.grad`; it never replaces the values there. That lets you sum gradients over several
 # batches on purpose, but in an ordinary loop it means the last step's gradient is still there
 # unless you clear it with `optimizer.zero_grad()` (which sets every `.grad` to `None`).
 
@@ -1008,8 +1008,9 @@ else:
 # - **Shuffling from the global generator when you want to repeat a run.** Any other random draw moves
 #   the order; give the DataLoader a seeded `torch.Generator`.
 # - **A softmax before `CrossEntropyLoss`.** The loss takes raw logits.
-# - **Ignoring the device.** Model on the GPU, batch on the CPU: a RuntimeError. And a GPU is never used
-#   automatically: if you did not move the model, it trains on the CPU.
+# - **Ignoring the device.** Model on the GPU, batch on the CPU: a RuntimeError. And a GPU is used only
+#   when you ask for it (`.to(device)`, or a default device set with `torch.set_default_device`): if you
+#   did not move the model, it trains on the CPU.
 
 # %% [markdown]
 # ## Recap

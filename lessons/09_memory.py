@@ -213,9 +213,10 @@ check_key(answer_same_storage, "B", name="answer_same_storage",
 # `view` never copies, so it only works when the new shape can be read from the same cells with new
 # strides. The exact rule (from PyTorch's documentation of `Tensor.view`): each new dimension must
 # either split one old dimension, or merge old dimensions `d, d+1, ..., d+k` that satisfy
-# `stride[i] == stride[i+1] * size[i+1]` for every `i` from `d` to `d+k-1`. A transpose breaks that
-# for the dimensions it swapped, so `x.t().view(-1)` raises, while `x.t().view(4, 1, 3)` (no merge)
-# works.
+# `stride[i] == stride[i+1] * size[i+1]` for every `i` from `d` to `d+k-1`. As for contiguity,
+# dimensions of size 1 are left out of that test, and a tensor with no elements takes any shape with
+# no elements. A transpose breaks the rule for the dimensions it swapped, so `x.t().view(-1)`
+# raises, while `x.t().view(4, 1, 3)` (no merge) works.
 
 # %%
 for name, attempt in {"x.t().view(-1)": lambda: x.t().view(-1), "x.t().view(4, 1, 3)": lambda: x.t().view(4, 1, 3),
@@ -662,7 +663,8 @@ for dev in test_devices():
 # write into existing memory instead of allocating a result. Three rules follow from that.
 #
 # **Broadcasting only stretches the right-hand side.** `x.add_(y)` works when `y` broadcasts to
-# `x.shape`; it raises when the broadcast shape would be larger than `x`, because `x` cannot grow.
+# `x.shape`; it raises when the broadcast shape is not `x.shape` (larger, or empty where `x` has a
+# size 1), because `x` cannot change its shape.
 # `torch.add(a, b, out=x)` writes the result into `x` and returns `x`.
 
 # %%
@@ -832,7 +834,7 @@ print(t[:, 1:3].stride(), t[:, 1:3].storage_offset())
 #   `clone`, advanced indexing, `flip` and dtype or device changes copy; `reshape` and `contiguous`
 #   copy only when they must.
 # - Detect sharing with `untyped_storage().data_ptr()`.
-# - `view` merges dimensions only when `stride[i] == stride[i+1] * size[i+1]`.
+# - `view` merges dimensions only when `stride[i] == stride[i+1] * size[i+1]` (sizes of 1 aside).
 # - `channels_last` is a stride order; check it with `is_contiguous(memory_format=torch.channels_last)`.
 # - `expand` costs no memory and shares cells; `repeat` copies.
 # - In place: the left operand cannot grow, partial overlaps are refused, views share writes and a

@@ -369,9 +369,9 @@ if torch.cuda.is_available():
 # %% [markdown]
 # ## Pinned memory and non_blocking
 #
-# Ordinary CPU memory is *pageable*: the operating system may move it around, so the GPU cannot
-# read it directly. To copy from it, CUDA first copies the bytes into a *pinned* (page-locked)
-# staging buffer, then from there to the GPU. A tensor already in pinned memory
+# Ordinary CPU memory is *pageable*: the operating system may move it around, so on most machines
+# the GPU cannot read it directly. To copy from it, CUDA first copies the bytes into a *pinned*
+# (page-locked) staging buffer, then from there to the GPU. A tensor already in pinned memory
 # (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can a copy
 # to the GPU run in the background: `t.to("cuda", non_blocking=True)` then returns at once, and the
 # GPU can compute on the previous batch while the next one crosses the bus. From pageable memory,
@@ -763,9 +763,11 @@ check_true(changed == [], f"Expected repeatable_losses to leave x and y unchange
 # backward pass. `torch.inference_mode()` goes one step further: the tensors made inside it are
 # marked as *inference tensors* (`t.is_inference()`), which lets PyTorch skip the bookkeeping
 # autograd would need later (version counters), so it is a little faster. The price: an inference
-# tensor can never join a computation that autograd records, which fails with a `RuntimeError`
-# ("Inference tensors cannot be saved for backward"). Use `no_grad` when the results may feed
-# training later, and `inference_mode` for pure prediction.
+# tensor cannot be saved for backward. A recorded operation that needs its value for a gradient (a
+# product with a weight, the input of a layer that learns) fails with a `RuntimeError` ("Inference
+# tensors cannot be saved for backward"); only one that saves nothing of it, such as adding it to a
+# weight, goes through. Use `no_grad` when the results may feed training later, and
+# `inference_mode` for pure prediction.
 #
 # `torch.autocast(device_type, dtype=torch.bfloat16)` runs the operations that gain from it
 # (matrix products, linear layers, convolutions) in bfloat16, a 16-bit float with float32's range and

@@ -195,6 +195,7 @@ def test_unsynced_timing_key():
     a = torch.randn(8192, 8192, device="cuda")
     b = torch.randn(8192, 8192, device="cuda")
     torch.cuda.synchronize()
+    torch.cuda._sleep(int(1e8))  # keep the stream busy, so that the product cannot have finished when it is queued
     c = a @ b
     product_done = torch.cuda.Event()
     product_done.record()

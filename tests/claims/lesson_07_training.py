@@ -111,7 +111,7 @@ def _():
     assert torch.allclose(layer.weight.detach(), expected)
 
 
-@claim(LESSON, "`backward()` *adds* to `.grad`; it never replaces it.")
+@claim(LESSON, "`backward()` *adds* to `.grad`; it never replaces the values there.")
 def _():
     w = torch.ones(3, requires_grad=True)
     (2 * w).sum().backward()
@@ -487,3 +487,16 @@ def _():
     optimizer.step()
     for old, p in zip(before, layer.parameters()):
         assert torch.allclose(p.detach(), old * (1 - 0.1 * 0.5))
+
+
+@claim(LESSON, "And a GPU is used only when you ask for it (`.to(device)`, or a default device set with "
+               "`torch.set_default_device`): if you did not move the model, it trains on the CPU.")
+def _():
+    assert nn.Linear(2, 2).weight.device.type == "cpu"  # on a GPU machine too: nothing moves by itself
+    previous = torch.get_default_device()
+    torch.set_default_device("meta")  # the same switch as "cuda", on a device every machine has
+    try:
+        assert nn.Linear(2, 2).weight.device.type == "meta" and torch.zeros(1).device.type == "meta"
+    finally:
+        torch.set_default_device(previous)
+    assert nn.Linear(2, 2).to("meta").weight.device.type == "meta"
