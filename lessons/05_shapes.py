@@ -839,6 +839,34 @@ print(tuple((stack @ torch.randn(3, 5, device=device)).shape), "<- 8 products of
 print((torch.tensor([1.0, 2.0]) @ torch.tensor([3.0, 4.0])).item())
 
 # %% [markdown]
+# ### Quiz: a batched product
+#
+# What is the shape of `torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)`? Answer with a tuple of
+# ints.
+
+# %% answer answer_matmul_batch_shape quiz=rule
+# A tuple of ints, for example (2, 5).
+answer_matmul_batch_shape = None
+### BEGIN SOLUTION
+answer_matmul_batch_shape = (5, 2, 4, 6)
+### END SOLUTION
+
+# %% test answer_matmul_batch_shape points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_matmul_batch_shape, name="answer_matmul_batch_shape")
+passed("answer_matmul_batch_shape", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_matmul_batch_shape, (5, 2, 4, 6), name="answer_matmul_batch_shape",
+          why='@ multiplies the last two dimensions, (4, 3) @ (3, 6) = (4, 6), and broadcasts the ones in front: '
+              '(5, 1) against (2,), lined up from the right, gives (5, 2). So the result is (5, 2, 4, 6): ten '
+              'products of one (4, 3) matrix with one (3, 6) matrix.')
+### END HIDDEN TESTS
+
+# %% [markdown]
 # Broadcasting and `@` together replace loops. To compare every row of `a` with every row of `b`,
 # give them different size-1 dimensions: `a[:, None, :]` is `(N, 1, D)` and `b[None, :, :]` is
 # `(1, M, D)`, so their difference is `(N, M, D)`, every pair at once. (The squared distance can

@@ -123,3 +123,7 @@ def test_broadcast_empty_key():
 
 def test_reduce_shape_key():
     assert tuple(torch.zeros(4, 5, 6).sum(dim=(0, 2), keepdim=True).shape) == key_of(QUIZ_LESSON, "answer_reduce_shape")
+
+
+def test_matmul_batch_shape_key():
+    assert tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape) == key_of(QUIZ_LESSON, "answer_matmul_batch_shape")

@@ -773,3 +773,7 @@ ITEMS['answer_reduce_shape'] = {
     "wrong": ['answer_reduce_shape = (5,)\n', 'answer_reduce_shape = (4, 6)\n', 'answer_reduce_shape = (1, 1, 1)\n', 'answer_reduce_shape = (4, 1, 6)\n'],
     "right": ['answer_reduce_shape = (1, 5, 1)\n', 'answer_reduce_shape = [1, 5, 1]\n', 'answer_reduce_shape = torch.Size([1, 5, 1])\n', 'answer_reduce_shape = tuple(torch.zeros(4, 5, 6).sum(dim=(0, 2), keepdim=True).shape)\n'],
 }
+ITEMS['answer_matmul_batch_shape'] = {
+    "wrong": ['answer_matmul_batch_shape = (5, 1, 4, 6)\n', 'answer_matmul_batch_shape = (2, 5, 4, 6)\n', 'answer_matmul_batch_shape = (5, 2, 3, 3)\n', 'answer_matmul_batch_shape = (10, 4, 6)\n'],
+    "right": ['answer_matmul_batch_shape = (5, 2, 4, 6)\n', 'answer_matmul_batch_shape = [5, 2, 4, 6]\n', 'answer_matmul_batch_shape = torch.Size([5, 2, 4, 6])\n', 'answer_matmul_batch_shape = tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape)\n'],
+}
