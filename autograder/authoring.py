@@ -14,7 +14,9 @@ from typing import Iterable
 import nbformat
 
 MARKER = re.compile(r"^# %%(?P<rest>.*)$")
-ANSWER = re.compile(r"^answer\s+(?P<item>[A-Za-z_][A-Za-z0-9_]*)$")
+ANSWER = re.compile(r"^answer\s+(?P<item>[A-Za-z_][A-Za-z0-9_]*)(\s+quiz=(?P<quiz>\w+))?$")
+QUIZ_KINDS = ("rule", "recall")
+"""A quiz's kind, on its answer marker: `rule` applies a rule to code the lesson has not shown, `recall` does not."""
 TEST = re.compile(r"^test\s+(?P<item>[A-Za-z_][A-Za-z0-9_]*)\s+points=(?P<points>\d+(\.\d+)?)$")
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -31,6 +33,7 @@ class Cell:
     item: str | None = None
     points: float = 0.0
     line_no: int = 0
+    quiz: str | None = None
 
 
 def parse_lesson(text: str, *, name: str = "<lesson>") -> list[Cell]:
@@ -45,7 +48,9 @@ def parse_lesson(text: str, *, name: str = "<lesson>") -> list[Cell]:
             elif rest == "[markdown]":
                 current = Cell("markdown", line_no=number)
             elif m := ANSWER.match(rest):
-                current = Cell("answer", item=m.group("item"), line_no=number)
+                if m.group("quiz") is not None and m.group("quiz") not in QUIZ_KINDS:
+                    raise LessonSyntaxError(f"{name}:{number}: quiz= takes one of {', '.join(QUIZ_KINDS)}, not {m.group('quiz')!r}")
+                current = Cell("answer", item=m.group("item"), line_no=number, quiz=m.group("quiz"))
             elif m := TEST.match(rest):
                 current = Cell("test", item=m.group("item"), points=float(m.group("points")), line_no=number)
             else:

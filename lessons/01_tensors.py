@@ -162,7 +162,7 @@ for dev in test_devices(meta=True):
 # - **C.** a single colour image (channels, height, width)
 # - **D.** a batch of colour images
 
-# %% answer answer_rank_meaning
+# %% answer answer_rank_meaning quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_rank_meaning = None
 ### BEGIN SOLUTION
@@ -351,7 +351,7 @@ print("x[mask]    ", x[mask])
 #
 # `v = torch.zeros(6, 4, 5, 7)`. What is the shape of `v[2, :, 1:4, -1]`? Answer with a tuple of ints.
 
-# %% answer answer_index_shape
+# %% answer answer_index_shape quiz=rule
 # A tuple of ints, for example (1, 2, 3).
 answer_index_shape = None
 ### BEGIN SOLUTION
@@ -405,7 +405,7 @@ print("the clone changed, y[0] did not:", safe.tolist(), y[0].tolist())
 # - **C.** `tensor(10.)`: `col` is a view of the two entries of column 1, and both get 5.
 # - **D.** `tensor(30.)`: the 5 is broadcast to all six entries of `grid`.
 
-# %% answer answer_slice_view
+# %% answer answer_slice_view quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_slice_view = None
 ### BEGIN SOLUTION
@@ -508,7 +508,7 @@ check_tensor(make_image_batch(1, 2, 7, 1), torch.zeros(1, 2, 7, 1), what="make_i
 # What is the shape of a batch of 32 RGB images of 224x224 pixels, in PyTorch's layout?
 # Answer with a tuple of ints.
 
-# %% answer answer_batch_shape
+# %% answer answer_batch_shape quiz=recall
 # A tuple of ints, for example (1, 2, 3).
 answer_batch_shape = None
 ### BEGIN SOLUTION

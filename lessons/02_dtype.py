@@ -103,7 +103,7 @@ print("asked for:            ", torch.tensor([1, 2], dtype=torch.float32).dtype,
 # - **C.** `torch.int64`
 # - **D.** `torch.uint8`, the smallest dtype that holds 1, 2 and 3
 
-# %% answer answer_int_dtype
+# %% answer answer_int_dtype quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_int_dtype = None
 ### BEGIN SOLUTION
@@ -161,7 +161,7 @@ print("float32 weights * float64 features ->", (weights * features).dtype)
 # - **C.** none: `from_numpy` raises, because it only accepts `float32` arrays
 # - **D.** `torch.float64`
 
-# %% answer answer_numpy_float_dtype
+# %% answer answer_numpy_float_dtype quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_numpy_float_dtype = None
 ### BEGIN SOLUTION
@@ -236,7 +236,7 @@ print(torch.tensor([0.0, 2.0, -0.5]).bool())
 # - **C.** `[255, 2, 4]`
 # - **D.** `[0, 2, 255]`
 
-# %% answer answer_cast_values
+# %% answer answer_cast_values quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_cast_values = None
 ### BEGIN SOLUTION
@@ -437,7 +437,7 @@ print("torch.result_type(ints, 2.5):", torch.result_type(ints, 2.5))
 # - **C.** `torch.float16`: a 0-d tensor of the same kind does not change the result.
 # - **D.** none: PyTorch raises, because the two dtypes differ.
 
-# %% answer answer_zero_d_promotion
+# %% answer answer_zero_d_promotion quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_zero_d_promotion = None
 ### BEGIN SOLUTION
@@ -489,7 +489,7 @@ print("through int16, clamped:   ", brighter)
 # - **C.** `tensor(132.)`
 # - **D.** none: `mean` raises, because `x` holds integers.
 
-# %% answer answer_uint8_wrap
+# %% answer answer_uint8_wrap quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_uint8_wrap = None
 ### BEGIN SOLUTION
@@ -645,7 +645,7 @@ for source in (torch.tensor([1, 2, 3]), torch.tensor([[True, False]]), torch.ten
 # - **C.** it works and returns an `int64` result, because the input was `int64`
 # - **D.** a `TypeError`, because `nn.Linear` only accepts NumPy arrays
 
-# %% answer answer_linear_int_input
+# %% answer answer_linear_int_input quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_linear_int_input = None
 ### BEGIN SOLUTION

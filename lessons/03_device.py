@@ -68,7 +68,7 @@ print(m)
 # - **C.** On the `meta` device, until its values are first read.
 # - **D.** On whichever device the previous tensor was created on.
 
-# %% answer answer_default_device
+# %% answer answer_default_device quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_default_device = None
 ### BEGIN SOLUTION
@@ -156,7 +156,7 @@ print("this build:", torch.__version__, "| torch.version.cuda:", torch.version.c
 # - **C.** `False` and `False`: `a` was made with a string, `b` with a `torch.device`.
 # - **D.** `False` and `True`: only `a` and `torch.device("cuda")` were made from the same words.
 
-# %% answer answer_device_index
+# %% answer answer_device_index quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_device_index = None
 ### BEGIN SOLUTION
@@ -264,7 +264,7 @@ print(same is model, model.weight.device)
 # - **C.** On both: `x` now keeps a copy in each memory.
 # - **D.** Nowhere: `.to` freed the CPU memory, so `x` is now empty.
 
-# %% answer answer_to_returns_new
+# %% answer answer_to_returns_new quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_to_returns_new = None
 ### BEGIN SOLUTION
@@ -515,7 +515,7 @@ print((b + torch.tensor(2.0)).device)
 #   CPU tensor has dimensions.
 # - **D.** It works, but only after PyTorch copies `history` to the GPU, because the GPU is faster.
 
-# %% answer answer_zero_d_direction
+# %% answer answer_zero_d_direction quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_zero_d_direction = None
 ### BEGIN SOLUTION
@@ -548,7 +548,7 @@ check_key(answer_zero_d_direction, "C", name="answer_zero_d_direction",
 # - **C.** It computes the right answer, only slowly, because the numbers travel over the bus.
 # - **D.** PyTorch moves `B` back to the CPU, the default device, and computes `C` there.
 
-# %% answer answer_device_mismatch
+# %% answer answer_device_mismatch quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_device_mismatch = None
 ### BEGIN SOLUTION

@@ -104,7 +104,7 @@ shared_and_copied()
 # - **C.** A `RuntimeError`, because the array changed under the tensor.
 # - **D.** `tensor(5.)`: the new value, converted to float32.
 
-# %% answer answer_shared_after_mutation
+# %% answer answer_shared_after_mutation quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_shared_after_mutation = None
 ### BEGIN SOLUTION
@@ -220,7 +220,7 @@ print(t32)
 # - **C.** none: `as_tensor` raises, because `a` is float64 and float32 was asked for.
 # - **D.** `tensor(9., dtype=torch.float64)`: `as_tensor` shares and keeps the array's dtype.
 
-# %% answer answer_as_tensor_dtype
+# %% answer answer_as_tensor_dtype quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_as_tensor_dtype = None
 ### BEGIN SOLUTION
@@ -251,7 +251,7 @@ check_key(answer_as_tensor_dtype, "B", name="answer_as_tensor_dtype",
 # - **C.** Only when `a` is float32, PyTorch's default float dtype.
 # - **D.** Only when `a` is contiguous in memory.
 
-# %% answer answer_tensor_copies
+# %% answer answer_tensor_copies quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_tensor_copies = None
 ### BEGIN SOLUTION
@@ -406,7 +406,7 @@ print(t)
 # - **C.** `[2., 2., 2.]`: `a` follows the name `t` up to the multiplication.
 # - **D.** `[3., 3., 3.]`: `a` follows every change made to `t`.
 
-# %% answer answer_numpy_after_rebind
+# %% answer answer_numpy_after_rebind quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_numpy_after_rebind = None
 ### BEGIN SOLUTION
@@ -479,7 +479,7 @@ except NotImplementedError as err:
 # - **C.** It quietly copies the data to the CPU and returns an array.
 # - **D.** It returns an array that shares memory with the GPU tensor.
 
-# %% answer answer_cuda_numpy
+# %% answer answer_cuda_numpy quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_cuda_numpy = None
 ### BEGIN SOLUTION

@@ -120,12 +120,13 @@ print("stride", fixed.stride(), "contiguous:", fixed.is_contiguous(), "same memo
 grid = torch.arange(12, device=device).reshape(3, 4)
 flat = grid.view(-1)
 print(flat, "view shares memory:", same_memory(flat, grid))
+cube = torch.arange(24, device=device).reshape(2, 3, 4)
 try:
-    grid.t().view(-1)
+    cube.transpose(1, 2).view(-1)
 except RuntimeError as error:
-    print("view after t() raised RuntimeError:", error)
-copied = grid.t().reshape(-1)
-print(copied, "reshape shares memory:", same_memory(copied, grid))
+    print("view after transpose(1, 2) raised RuntimeError:", error)
+copied = cube.transpose(1, 2).reshape(-1)
+print(copied[:6], "... reshape shares memory:", same_memory(copied, cube))
 
 # %% [markdown]
 # So after a `permute` or a transpose, use `reshape` (or call `.contiguous()` first, then `view`).
@@ -239,7 +240,7 @@ for dev in test_devices():
 # - **C.** It raises a `RuntimeError`, because `x.t()` is not contiguous; `x.t().reshape(-1)` works.
 # - **D.** It quietly copies the data, then returns `0, 3, 1, 4, 2, 5`.
 
-# %% answer answer_view_after_transpose
+# %% answer answer_view_after_transpose quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_view_after_transpose = None
 ### BEGIN SOLUTION
@@ -534,8 +535,6 @@ except RuntimeError as error:
 column = torch.tensor([[1.0], [2.0], [3.0]], device=device)   # (3, 1)
 stretched = column.expand(3, 5)
 print(tuple(stretched.shape), "stride", stretched.stride())
-row = torch.arange(5.0, device=device)                          # (5,)
-print(column + row)                                             # (3, 1) with (5,): every pair
 
 # %% [markdown]
 # **Try it.** Draw your own: `broadcast_alignment((8, 1, 6, 1), (7, 1, 5))`. Predict the result
@@ -549,7 +548,7 @@ broadcast_alignment((8, 1, 6, 1), (7, 1, 5))
 #
 # What is the shape of `torch.zeros(3, 1) + torch.zeros(1, 4)`? Answer with a tuple of ints.
 
-# %% answer answer_broadcast_shape
+# %% answer answer_broadcast_shape quiz=rule
 # A tuple of ints, for example (2, 5).
 answer_broadcast_shape = None
 ### BEGIN SOLUTION
@@ -569,6 +568,46 @@ check_key(answer_broadcast_shape, (3, 4), name="answer_broadcast_shape",
           why="Lined up from the right, the last column pairs 1 with 4 and the first pairs 3 with 1: in each a "
               "size 1 stretches to the other size, so the result is (3, 4), every row value paired with every "
               "column value.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: broadcasting an empty batch, in place
+#
+# ```python
+# a = torch.zeros(1, 3)
+# b = torch.ones(0, 1)
+# print((a + b).shape)
+# a.add_(b)
+# ```
+#
+# What happens?
+#
+# - **A.** It prints `torch.Size([1, 3])`, then `a.add_(b)` works: an empty `b` adds nothing.
+# - **B.** It prints `torch.Size([0, 3])`, then `a.add_(b)` raises a `RuntimeError`: the broadcast result would be `(0, 3)`, and an in-place result must keep `a`'s shape.
+# - **C.** `a + b` raises a `RuntimeError`: a 0 and a 1 in the same column clash.
+# - **D.** It prints `torch.Size([1, 3])`, the larger size in each column, then `a.add_(b)` raises.
+
+# %% answer answer_broadcast_empty quiz=rule
+# One upper-case letter as a string, for example "A".
+answer_broadcast_empty = None
+### BEGIN SOLUTION
+answer_broadcast_empty = "B"
+### END SOLUTION
+
+# %% test answer_broadcast_empty points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_broadcast_empty, "ABCD", name="answer_broadcast_empty")
+passed("answer_broadcast_empty", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_broadcast_empty, "B", name="answer_broadcast_empty",
+          why='Lined up from the right, the columns pair 3 with 1 (the 1 stretches to 3) and 1 with 0: the size '
+              'that is not 1 wins, even when it is 0, so a + b is an empty (0, 3) tensor. add_ writes into a, which'
+              " broadcasting may not stretch or shrink; the broadcast shape (0, 3) is not a's (1, 3), so it raises "
+              'a RuntimeError.')
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -620,6 +659,34 @@ print(best.values, best.indices)
 
 # %%
 print(table.sum(dim=0, keepdim=True))
+
+# %% [markdown]
+# ### Quiz: the shape after a reduction
+#
+# `t = torch.zeros(4, 5, 6)`. What is the shape of `t.sum(dim=(0, 2), keepdim=True)`? (`dim` takes a
+# tuple of dimensions too, and reduces along each.) Answer with a tuple of ints.
+
+# %% answer answer_reduce_shape quiz=rule
+# A tuple of ints, for example (2, 5).
+answer_reduce_shape = None
+### BEGIN SOLUTION
+answer_reduce_shape = (1, 5, 1)
+### END SOLUTION
+
+# %% test answer_reduce_shape points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_reduce_shape, name="answer_reduce_shape")
+passed("answer_reduce_shape", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_reduce_shape, (1, 5, 1), name="answer_reduce_shape",
+          why='Summing along dimensions 0 and 2 leaves one number per index of dimension 1 (5 of them). '
+              'keepdim=True keeps each reduced dimension as size 1 instead of dropping it, so the result is (1, 5, '
+              '1), which broadcasts against t; without keepdim it would be (5,).')
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Your turn: `center_rows`
@@ -770,6 +837,34 @@ except RuntimeError as error:
 stack = torch.randn(8, 4, 3, device=device)
 print(tuple((stack @ torch.randn(3, 5, device=device)).shape), "<- 8 products of (4, 3) @ (3, 5)")
 print((torch.tensor([1.0, 2.0]) @ torch.tensor([3.0, 4.0])).item())
+
+# %% [markdown]
+# ### Quiz: a batched product
+#
+# What is the shape of `torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)`? Answer with a tuple of
+# ints.
+
+# %% answer answer_matmul_batch_shape quiz=rule
+# A tuple of ints, for example (2, 5).
+answer_matmul_batch_shape = None
+### BEGIN SOLUTION
+answer_matmul_batch_shape = (5, 2, 4, 6)
+### END SOLUTION
+
+# %% test answer_matmul_batch_shape points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_matmul_batch_shape, name="answer_matmul_batch_shape")
+passed("answer_matmul_batch_shape", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_matmul_batch_shape, (5, 2, 4, 6), name="answer_matmul_batch_shape",
+          why='@ multiplies the last two dimensions, (4, 3) @ (3, 6) = (4, 6), and broadcasts the ones in front: '
+              '(5, 1) against (2,), lined up from the right, gives (5, 2). So the result is (5, 2, 4, 6): ten '
+              'products of one (4, 3) matrix with one (3, 6) matrix.')
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Broadcasting and `@` together replace loops. To compare every row of `a` with every row of `b`,

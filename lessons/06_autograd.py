@@ -157,7 +157,7 @@ draw_graph(score, {"score": score, "weight": layer.weight, "bias": layer.bias})
 # `loss.backward()`, what is `weight.grad`? Answer with nested lists of floats shaped like `weight`
 # (two rows, one column each).
 
-# %% answer answer_seed_weight_grad
+# %% answer answer_seed_weight_grad quiz=recall
 # Nested lists of floats shaped like weight, for example [[1.0], [2.0]].
 answer_seed_weight_grad = None
 ### BEGIN SOLUTION
@@ -249,8 +249,8 @@ picture
 # %% [markdown]
 # ## Gradients add up
 #
-# `backward()` never overwrites `.grad`: it adds to it. Run the same forward and backward pass
-# three times and the gradient grows.
+# `backward()` never overwrites the values in `.grad`: it adds the new gradient to them. Run the same
+# forward and backward pass three times and the gradient grows.
 
 # %%
 weight = torch.tensor([[0.5], [0.5]], device=device, requires_grad=True)
@@ -303,20 +303,19 @@ weight.grad = None
 # What does this print?
 #
 # ```python
-# x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
-# weight = torch.tensor([[0.5], [0.5]], requires_grad=True)
-# for _ in range(2):
-#     loss = (x @ weight).sum()
+# w = torch.tensor(2.0, requires_grad=True)
+# for k in (1.0, 3.0):
+#     loss = k * w ** 2
 #     loss.backward()
-# print(weight.grad)
+# print(w.grad)
 # ```
 #
-# - **A.** `tensor([[4.], [6.]])`: the second `backward()` replaces the first result.
+# - **A.** `tensor(12.)`: the second `backward()` replaces the first result.
 # - **B.** a `RuntimeError`: the first `backward()` freed the graph.
-# - **C.** `tensor([[8.], [12.]])`: the two gradients are added together.
-# - **D.** `None`: `.grad` is cleared when the next `backward()` starts.
+# - **C.** `tensor(16.)`
+# - **D.** `tensor(4.)`: `.grad` is filled once, and later passes leave it alone.
 
-# %% answer answer_backward_twice
+# %% answer answer_backward_twice quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_backward_twice = None
 ### BEGIN SOLUTION
@@ -333,7 +332,10 @@ passed("answer_backward_twice", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_backward_twice, "C", name="answer_backward_twice",
-          why="backward() adds into .grad and never overwrites it, so two passes give [[4.], [6.]] + [[4.], [6.]] = [[8.], [12.]]. There is no error, because each pass of the loop builds a new graph; clear .grad (zero_() or optimizer.zero_grad()) when you want a fresh gradient.")
+          why="The slope of k * w ** 2 is 2 * k * w: 4 for k = 1 and 12 for k = 3, at w = 2. backward() adds into .grad "
+              "and does not overwrite it, so after both passes w.grad is 4 + 12 = 16 (not A, not D). There is no error, "
+              "because each pass of the loop builds a new graph (not B); clear .grad (w.grad = None, or "
+              "optimizer.zero_grad()) when you want a fresh gradient.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -492,9 +494,11 @@ draw_tangent(wavy, 1.0, slope.item())
 #
 # Return the gradient of a scalar-valued function `f` at `x`: a tensor shaped like `x` that does
 # not require grad. `f` takes a tensor shaped like `x` and returns a 0-d tensor. Leave `x` as it was
-# (values, `requires_grad` and `.grad`), whether or not it requires grad. Use `torch.autograd.grad`:
-# the transforms of `torch.func` (`grad`, `grad_and_value`, `vjp`, `jacrev`, `jacfwd`, `hessian`)
-# do the whole job for you and are off limits here; the test notices when `f` runs under one.
+# (values, `requires_grad` and `.grad`), whether or not it requires grad. Use `torch.autograd.grad`
+# (or `backward()`): the transforms of `torch.func` (`grad`, `grad_and_value`, `vjp`, `jacrev`,
+# `jacfwd`, `hessian`) and the helpers of `torch.autograd.functional` (`jacobian`, `hessian`, `vjp`,
+# `jvp`, `vhp`, `hvp`) do the whole job for you and are off limits here; the test notices when `f`
+# is called by one.
 
 # %% answer grad_of
 def grad_of(f, x):
@@ -513,10 +517,10 @@ from course.checks import check_runs, check_tensor, check_true, passed
 from course.probes.autograd import grad_of_named, grad_of_under_transform
 
 x = torch.tensor([1.0, -2.0, 3.0])
-check_true(not check_runs(grad_of_under_transform, grad_of, "sum_of_squares", x, what="grad_of(f, x)"),
-           "Expected grad_of to compute the gradient with torch.autograd.grad, but it ran f under a torch.func transform "
-           "(torch.func.grad, grad_and_value, vjp, jacrev, jacfwd or hessian; measured in your process). The task rules "
-           "those out: grad_of is there to write the mechanism by hand.")
+used = check_runs(grad_of_under_transform, grad_of, "sum_of_squares", x, what="grad_of(f, x)")
+check_true(not used, f"Expected grad_of to compute the gradient with torch.autograd.grad, but f was called by "
+           f"{' and by '.join(used)} (measured in your process). The task rules those out: grad_of is there to "
+           "write the mechanism by hand.")
 result, x_changed = grad_of_named(grad_of, "sum_of_squares", x)
 check_tensor(result, 2 * x, what="grad_of(f, x) for f(x) = (x * x).sum() at x = [1., -2., 3.] (it is 2 * x)", requires_grad=False)
 check_true(not x_changed, "Expected grad_of to leave x as it was (measured in your process), but x changed "
@@ -629,7 +633,7 @@ print("torch.autograd.functional.jacobian:\n", torch.autograd.functional.jacobia
 #
 # Answer with a list of three floats.
 
-# %% answer answer_vjp_grad
+# %% answer answer_vjp_grad quiz=rule
 # A list of three floats, for example [1.0, 2.0, 3.0].
 answer_vjp_grad = None
 ### BEGIN SOLUTION
@@ -847,7 +851,7 @@ print("double where:", safe.tolist())
 # - **C.** `tensor(243.)`
 # - **D.** `tensor(0.)`: the comparison `y < 100` has no gradient.
 
-# %% answer answer_loop_grad
+# %% answer answer_loop_grad quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_loop_grad = None
 ### BEGIN SOLUTION
@@ -867,6 +871,47 @@ check_key(answer_loop_grad, "A", name="answer_loop_grad",
           why="The loop runs four times (3, 9, 27, 81, then 243 stops it), so the graph records y = x * 3 * 3 * 3 * 3 = 81 * x and x.grad is 81. "
               "Autograd follows whatever operations ran, loops included (not B); 243 is the value of y, not its slope (not C); "
               "the comparison only chose how many multiplications ran, and their slopes are what the gradient is made of (not D).")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: a gradient through torch.where
+#
+# What does this print?
+#
+# ```python
+# x = torch.tensor([0.0, 4.0], requires_grad=True)
+# y = torch.where(x > 0, x.log(), 0.0).sum()
+# y.backward()
+# print(x.grad)
+# ```
+#
+# - **A.** `tensor([0.0000, 0.2500])`: entry 0 took the constant 0, so no gradient reaches it from `log`.
+# - **B.** `tensor([inf, 0.2500])`: the slope of `log` at 0 goes through unchanged.
+# - **C.** `tensor([nan, 0.2500])`
+# - **D.** a `RuntimeError` as soon as `x.log()` runs: the log of 0 is not a number.
+
+# %% answer answer_where_log_grad quiz=rule
+# One upper-case letter as a string, for example "A".
+answer_where_log_grad = None
+### BEGIN SOLUTION
+answer_where_log_grad = "C"
+### END SOLUTION
+
+# %% test answer_where_log_grad points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_where_log_grad, "ABCD", name="answer_where_log_grad")
+passed("answer_where_log_grad", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_where_log_grad, "C", name="answer_where_log_grad",
+          why='torch.where runs both branches on every entry. log(0) is -inf, which where does not pick, but '
+              "backward still sends entry 0's gradient through the log branch as 0, and 0 times log's slope there, "
+              '1 / 0 = inf, is nan. Entry 1 gets 1 / 4 = 0.25. Nothing raises: log(0) is -inf, not an error. The '
+              'double where (log of torch.where(x > 0, x, 1.0)) keeps the branch that is not picked finite, and '
+              'gives [0., 0.25].')
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1352,7 +1397,7 @@ for dev in test_devices():
 # - **C.** It sets every parameter's `.grad` to zero before the forward pass.
 # - **D.** Autograd records no graph inside it, so no tensors are saved for a backward pass: less memory and less time.
 
-# %% answer answer_no_grad_purpose
+# %% answer answer_no_grad_purpose quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_no_grad_purpose = None
 ### BEGIN SOLUTION
@@ -1404,6 +1449,48 @@ print("trainable entries:", trainable, "of", sum(p.numel() for p in net.paramete
 # `backward()` and before `zero_grad()` keeps that `.grad`, and `opt.step()` still moves it with
 # it. So freeze before the first `backward()`, or clear `.grad` as you freeze (`p.grad = None`;
 # `optimizer.zero_grad()` does that by default).
+
+# %% [markdown]
+# ### Quiz: frozen between backward and step
+#
+# What does this print?
+#
+# ```python
+# w = torch.tensor([1.0, 1.0], requires_grad=True)
+# opt = torch.optim.SGD([w], lr=0.5)
+# (w * torch.tensor([2.0, 4.0])).sum().backward()
+# w.requires_grad_(False)
+# opt.step()
+# print(w)
+# ```
+#
+# - **A.** `tensor([1., 1.])`: a frozen parameter is left alone by `opt.step()`.
+# - **B.** `tensor([ 0., -1.])`
+# - **C.** a `RuntimeError`: `opt.step()` refuses a parameter that does not require grad.
+# - **D.** `tensor([2., 3.])`: the step adds the learning rate times the gradient.
+
+# %% answer answer_freeze_step quiz=rule
+# One upper-case letter as a string, for example "A".
+answer_freeze_step = None
+### BEGIN SOLUTION
+answer_freeze_step = "B"
+### END SOLUTION
+
+# %% test answer_freeze_step points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_freeze_step, "ABCD", name="answer_freeze_step")
+passed("answer_freeze_step", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_freeze_step, "B", name="answer_freeze_step",
+          why='backward() filled w.grad with [2., 4.] before w was frozen, and freezing does not clear it. SGD '
+              'steps every parameter that has a .grad, whatever its flag: w - 0.5 * [2., 4.] = [0., -1.]. It does '
+              'not raise (not C), and it steps against the gradient, down the slope (not D). Freeze before '
+              'backward(), or clear .grad as you freeze.')
+### END HIDDEN TESTS
 
 # %%
 torch.manual_seed(0)

@@ -57,7 +57,7 @@ print(describe_setup(device))
 # - **C.** The loss raises a ValueError: there are 16 predictions but only 4 labels.
 # - **D.** `nn.Linear(3 * 224 * 224, 2)` raises a RuntimeError: 150,528 input features are too many for one layer.
 
-# %% answer answer_seed_training_bug
+# %% answer answer_seed_training_bug quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_seed_training_bug = None
 ### BEGIN SOLUTION
@@ -177,7 +177,7 @@ print("shape:", tuple(loss.shape), " as a Python float:", loss.item())
 # each step by running averages of past gradients, which makes it less sensitive to the choice of
 # `lr`.
 #
-# `backward()` *adds* to `.grad`; it never replaces it. That lets you sum gradients over several
+# `backward()` *adds* to `.grad`; it never replaces the values there. That lets you sum gradients over several
 # batches on purpose, but in an ordinary loop it means the last step's gradient is still there
 # unless you clear it with `optimizer.zero_grad()` (which sets every `.grad` to `None`).
 
@@ -293,6 +293,47 @@ for dev in test_devices():
             what=f"model, batch and stale gradients on '{dev}'",
             stale_grads=True,
         )
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: clearing in the middle
+#
+# What does this print?
+#
+# ```python
+# w = torch.tensor([1.0], requires_grad=True)
+# opt = torch.optim.SGD([w], lr=0.1)
+# (3 * w).sum().backward()
+# opt.zero_grad()
+# opt.step()
+# print(w.detach())
+# ```
+#
+# - **A.** `tensor([0.7000])`: `zero_grad()` only matters for the next `backward()`.
+# - **B.** `tensor([1.])`
+# - **C.** a `RuntimeError`: `opt.step()` needs a gradient, and `w.grad` is gone.
+# - **D.** `tensor([0.9000])`: with no gradient left, the step subtracts the learning rate alone.
+
+# %% answer answer_zero_grad_step quiz=rule
+# One upper-case letter as a string, for example "A".
+answer_zero_grad_step = None
+### BEGIN SOLUTION
+answer_zero_grad_step = "B"
+### END SOLUTION
+
+# %% test answer_zero_grad_step points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_zero_grad_step, "ABCD", name="answer_zero_grad_step")
+passed("answer_zero_grad_step", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_zero_grad_step, "B", name="answer_zero_grad_step",
+          why='backward() put 3 into w.grad, and zero_grad() then set it to None (its default) before the step. SGD'
+              ' skips every parameter whose .grad is None, without an error, so w stays 1 (not A, not C, not D). '
+              "The cycle's order matters: clear first, then forward, loss, backward and step.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -952,7 +993,10 @@ else:
 # - **Forgetting `zero_grad()`.** Gradients add up, so every step also applies all earlier ones. Clear
 #   them at the start of each step.
 # - **Clearing in the wrong place.** `zero_grad()` between `backward()` and `step()` throws the fresh
-#   gradient away: the model never changes and the loss curve stays flat.
+#   gradient away. With its default, which sets each `.grad` to `None`, the optimizer then skips every
+#   parameter: the model never changes and the loss curve stays flat. (With `zero_grad(set_to_none=False)`
+#   the gradients are zeros instead, and an optimizer with weight decay still moves the weights,
+#   towards zero rather than towards a lower loss.)
 # - **Keeping loss tensors.** `losses.append(loss)` keeps each step's graph alive; append `loss.item()`.
 # - **Forgetting `super().__init__()`, or keeping layers in a plain list.** The first raises an
 #   AttributeError as soon as a layer is assigned; the second hides the layers from `parameters()`, so
@@ -964,8 +1008,9 @@ else:
 # - **Shuffling from the global generator when you want to repeat a run.** Any other random draw moves
 #   the order; give the DataLoader a seeded `torch.Generator`.
 # - **A softmax before `CrossEntropyLoss`.** The loss takes raw logits.
-# - **Ignoring the device.** Model on the GPU, batch on the CPU: a RuntimeError. And a GPU is never used
-#   automatically: if you did not move the model, it trains on the CPU.
+# - **Ignoring the device.** Model on the GPU, batch on the CPU: a RuntimeError. And a GPU is used only
+#   when you ask for it (`.to(device)`, or a default device set with `torch.set_default_device`): if you
+#   did not move the model, it trains on the CPU.
 
 # %% [markdown]
 # ## Recap

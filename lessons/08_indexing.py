@@ -107,18 +107,20 @@ print("a[1:]:", np.shares_memory(a, a[1:]), "  a[[2, 0]]:", np.shares_memory(a, 
 # ```python
 # x = torch.arange(12).reshape(4, 3)
 # y = x[[0, 2]]
+# z = x[0:3:2]
 # y[0, 0] = 100
+# z[1, 0] = -1
+# print(x[:, 0])
 # ```
 #
-# What happens to `x`?
+# `y` and `z` pick the same two rows, 0 and 2. What does the last line print?
 #
-# - **A.** `x[0, 0]` becomes 100: indexing with a list of integers returns a view, like a slice.
-# - **B.** `x` is unchanged: a list of integers is advanced indexing, which copies the rows into
-#   new memory; a slice such as `x[0:3:2]` would have given a view.
-# - **C.** The assignment raises a `RuntimeError`, because `y` is read-only.
-# - **D.** Both `x[0, 0]` and `x[2, 0]` become 100.
+# - **A.** `tensor([100,   3,  -1,   9])`: both pick rows of `x`, so both write into it.
+# - **B.** `tensor([ 0,  3, -1,  9])`
+# - **C.** `tensor([100,   3,   6,   9])`: the list of rows gives a view, and the slice with a step copies.
+# - **D.** `tensor([0, 3, 6, 9])`: both made copies, since neither picks rows that sit side by side.
 
-# %% answer answer_advanced_index_copies
+# %% answer answer_advanced_index_copies quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_advanced_index_copies = None
 ### BEGIN SOLUTION
@@ -135,9 +137,10 @@ passed("answer_advanced_index_copies", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_advanced_index_copies, "B", name="answer_advanced_index_copies",
-          why="x[[0, 2]] is advanced indexing: the rows it picks need not sit at a regular stride, so PyTorch copies "
-              "them into new memory and y[0, 0] = 100 changes only that copy. Basic slicing (x[0:3:2]) gives a view, "
-              "and only x[[0, 2], 0] = 100, written as one indexing expression, would write into x.")
+          why="x[[0, 2]] is advanced indexing, which always copies: y[0, 0] = 100 changes only that copy. x[0:3:2] is "
+              "basic slicing, a view with a step (stride 6 between its rows), so z[1, 0] = -1 writes into x[2, 0]. "
+              "Whether rows sit side by side does not matter; what kind of index picked them does. Only "
+              "x[[0, 2], 0] = 100, written as one indexing expression, would write through a list of rows.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -187,7 +190,7 @@ print(kept.tolist())
 #
 # What is `x[mask].shape`? Answer with a tuple of ints.
 
-# %% answer answer_mask_shape
+# %% answer answer_mask_shape quiz=rule
 # A tuple of ints, for example (1, 2, 3).
 answer_mask_shape = None
 ### BEGIN SOLUTION
@@ -309,6 +312,72 @@ gather_picture(index.tolist(), num_cols=4)
 # %%
 x = torch.arange(12).reshape(3, 4)
 print(x)
+
+# %% [markdown]
+# ### Quiz: gather along dim 0
+#
+# `x = torch.tensor([[10, 20, 30], [40, 50, 60]])`. What is `x.gather(0, torch.tensor([[1, 0, 1]]))`?
+#
+# - **A.** `tensor([[40, 20, 60]])`
+# - **B.** `tensor([[20, 10, 20]])`: the index picks columns of the first row.
+# - **C.** a `RuntimeError`: the index must have `x`'s shape, `(2, 3)`.
+# - **D.** `tensor([[40, 50, 60], [10, 20, 30], [40, 50, 60]])`: it picks whole rows, like `x[[1, 0, 1]]`.
+
+# %% answer answer_gather_dim0 quiz=rule
+# One upper-case letter as a string, for example "A".
+answer_gather_dim0 = None
+### BEGIN SOLUTION
+answer_gather_dim0 = "A"
+### END SOLUTION
+
+# %% test answer_gather_dim0 points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_gather_dim0, "ABCD", name="answer_gather_dim0")
+passed("answer_gather_dim0", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_gather_dim0, "A", name="answer_gather_dim0",
+          why='Along dim=0, out[i][j] = x[index[i][j]][j]: the index says which row, and the column is j itself. So'
+              " column 0 takes row 1 (40), column 1 row 0 (20), column 2 row 1 (60), and the result has the index's"
+              ' shape (1, 3). Reading the index as columns (B) is gather along dim=1; the index may be smaller than'
+              ' x (not C); whole rows (D) is x[[1, 0, 1]].')
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: two index tensors of different shapes
+#
+# ```python
+# x = torch.zeros(5, 6, 7)
+# rows = torch.tensor([0, 2, 4])
+# cols = torch.tensor([[1], [3]])
+# ```
+#
+# What is the shape of `x[rows, cols]`? Answer with a tuple of ints.
+
+# %% answer answer_index_broadcast_shape quiz=rule
+# A tuple of ints, for example (2, 5).
+answer_index_broadcast_shape = None
+### BEGIN SOLUTION
+answer_index_broadcast_shape = (2, 3, 7)
+### END SOLUTION
+
+# %% test answer_index_broadcast_shape points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_index_broadcast_shape, name="answer_index_broadcast_shape")
+passed("answer_index_broadcast_shape", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_index_broadcast_shape, (2, 3, 7), name="answer_index_broadcast_shape",
+          why='The two index tensors are paired position by position after broadcasting against each other: (3,) '
+              'and (2, 1) give (2, 3), so there are 2 x 3 picks of x[rows[j], cols[i]]. Each pick is a row of the '
+              'dimension left unindexed, 7 values, so the result is (2, 3, 7).')
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Your turn: `select_by_label`
@@ -473,7 +542,7 @@ cuda_picture
 #   positive.
 # - **D.** Python caches the result of the first call, so later calls cost nothing.
 
-# %% answer answer_vectorized_speed
+# %% answer answer_vectorized_speed quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_vectorized_speed = None
 ### BEGIN SOLUTION

@@ -97,7 +97,7 @@ storage_window(x.t().shape, x.t().stride(), name="x.t()")
 # `x = torch.arange(24).reshape(4, 6)` and `y = x[1:, ::2]`. Give `(y.storage_offset(), y.stride(0),
 # y.stride(1))` as a tuple of three ints.
 
-# %% answer answer_slice_layout
+# %% answer answer_slice_layout quiz=rule
 # A tuple of three ints, for example (0, 1, 1).
 answer_slice_layout = None
 ### BEGIN SOLUTION
@@ -116,6 +116,34 @@ from course.quiz import check_key
 check_key(answer_slice_layout, (6, 6, 2), name="answer_slice_layout",
           why="x has strides (6, 1). y starts at row 1, column 0: cell 1 * 6 + 0 = 6. One step down a row is still 6 "
               "cells; one step along y's columns skips every second column of x, 2 cells.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Quiz: strides after permute and indexing
+#
+# `x = torch.zeros(2, 3, 4)` and `y = x.permute(2, 0, 1)[:, 1]`. Give `y.stride()` as a tuple of
+# ints.
+
+# %% answer answer_permute_stride quiz=rule
+# A tuple of ints, for example (2, 5).
+answer_permute_stride = None
+### BEGIN SOLUTION
+answer_permute_stride = (1, 4)
+### END SOLUTION
+
+# %% test answer_permute_stride points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_permute_stride, name="answer_permute_stride")
+passed("answer_permute_stride", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_permute_stride, (1, 4), name="answer_permute_stride",
+          why='x is contiguous, with strides (12, 4, 1). permute(2, 0, 1) reorders them with the dimensions: (1, '
+              '12, 4), for shape (4, 2, 3). The integer index 1 on the middle dimension removes it (its stride goes'
+              ' into the offset), leaving strides (1, 4) for shape (4, 3).')
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -152,7 +180,7 @@ for name, c in copies.items():
 # - **C.** `y.storage_offset() == 0`
 # - **D.** `y.is_contiguous()` is False
 
-# %% answer answer_same_storage
+# %% answer answer_same_storage quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_same_storage = None
 ### BEGIN SOLUTION
@@ -185,9 +213,10 @@ check_key(answer_same_storage, "B", name="answer_same_storage",
 # `view` never copies, so it only works when the new shape can be read from the same cells with new
 # strides. The exact rule (from PyTorch's documentation of `Tensor.view`): each new dimension must
 # either split one old dimension, or merge old dimensions `d, d+1, ..., d+k` that satisfy
-# `stride[i] == stride[i+1] * size[i+1]` for every `i` from `d` to `d+k-1`. A transpose breaks that
-# for the dimensions it swapped, so `x.t().view(-1)` raises, while `x.t().view(4, 1, 3)` (no merge)
-# works.
+# `stride[i] == stride[i+1] * size[i+1]` for every `i` from `d` to `d+k-1`. As for contiguity,
+# dimensions of size 1 are left out of that test, and a tensor with no elements takes any shape with
+# no elements. A transpose breaks the rule for the dimensions it swapped, so `x.t().view(-1)`
+# raises, while `x.t().view(4, 1, 3)` (no merge) works.
 
 # %%
 for name, attempt in {"x.t().view(-1)": lambda: x.t().view(-1), "x.t().view(4, 1, 3)": lambda: x.t().view(4, 1, 3),
@@ -453,14 +482,21 @@ row[0] = 1
 # %% [markdown]
 # ### Quiz: a write into an expanded tensor
 #
-# `b = torch.zeros(3)`, `e = b.expand(4, 3)`, then `e[0, 0] = 1`. What happens?
+# ```python
+# b = torch.zeros(2, 1)
+# e = b.expand(2, 3)
+# e[1, 2] = 5
+# total = e.sum()
+# ```
 #
-# - **A.** A `RuntimeError`: an expanded tensor cannot be written to.
-# - **B.** `e[0, 0]` is 1 and nothing else changes: `expand` made a copy.
-# - **C.** `b[0]` is 1, and every row of `e` starts with 1: all rows read the same cells.
-# - **D.** `e[0, 0]` and `b[0]` are 1; the other rows of `e` still start with 0.
+# What is `total`?
+#
+# - **A.** none: `e[1, 2] = 5` raises a `RuntimeError`, because an expanded tensor cannot be written to.
+# - **B.** `tensor(5.)`: `expand` made a copy, and one entry changed.
+# - **C.** `tensor(15.)`
+# - **D.** `tensor(10.)`: the write lands in column 2 of both rows, which share their cells.
 
-# %% answer answer_write_expanded
+# %% answer answer_write_expanded quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_write_expanded = None
 ### BEGIN SOLUTION
@@ -477,9 +513,10 @@ passed("answer_write_expanded", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_write_expanded, "C", name="answer_write_expanded",
-          why="expand makes a view with stride 0 along the new dimension: e[r, 0] is cell 0 of b's storage for every "
-              "row r. Writing one element writes that cell once, so b[0] and the first column of e all read 1. An "
-              "in-place operation such as e.add_(1) would write each cell four times, and raises.")
+          why="expand stretches b's size-1 column into 3 with stride 0: e has strides (1, 0), so e[1, j] is b[1, 0] "
+              "for every column j. A write to a single element succeeds and writes that one cell, so all of row 1 "
+              "reads 5 and e sums to 15. The rows are not shared here, the columns are (not D); expand copies "
+              "nothing (not B); and a write to a single element is let through (not A).")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -626,7 +663,8 @@ for dev in test_devices():
 # write into existing memory instead of allocating a result. Three rules follow from that.
 #
 # **Broadcasting only stretches the right-hand side.** `x.add_(y)` works when `y` broadcasts to
-# `x.shape`; it raises when the broadcast shape would be larger than `x`, because `x` cannot grow.
+# `x.shape`; it raises when the broadcast shape is not `x.shape` (larger, or empty where `x` has a
+# size 1), because `x` cannot change its shape.
 # `torch.add(a, b, out=x)` writes the result into `x` and returns `x`.
 
 # %%
@@ -796,7 +834,7 @@ print(t[:, 1:3].stride(), t[:, 1:3].storage_offset())
 #   `clone`, advanced indexing, `flip` and dtype or device changes copy; `reshape` and `contiguous`
 #   copy only when they must.
 # - Detect sharing with `untyped_storage().data_ptr()`.
-# - `view` merges dimensions only when `stride[i] == stride[i+1] * size[i+1]`.
+# - `view` merges dimensions only when `stride[i] == stride[i+1] * size[i+1]` (sizes of 1 aside).
 # - `channels_last` is a stride order; check it with `is_contiguous(memory_format=torch.channels_last)`.
 # - `expand` costs no memory and shares cells; `repeat` copies.
 # - In place: the left operand cannot grow, partial overlaps are refused, views share writes and a

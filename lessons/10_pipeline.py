@@ -70,16 +70,21 @@ print(torch.device("mps").type, torch.backends.mps.is_available())
 # %% [markdown]
 # ### Quiz: is it on the GPU?
 #
-# On a machine with one GPU, `x = torch.ones(3, device="cuda")`. What does
-# `x.device == torch.device("cuda")` give?
+# On a machine with one GPU:
 #
-# - **A.** `True`: both name the GPU.
-# - **B.** `False`: `x.device` is `cuda:0`, with an index, and `torch.device("cuda")` has none, so
-#   they are not equal.
-# - **C.** It raises a `TypeError`: devices cannot be compared with `==`.
-# - **D.** `True` on the first call, then `False` once the tensor has moved to the GPU.
+# ```python
+# x = torch.ones(3, device="cuda")
+# places = {x.device, torch.device("cuda:0"), torch.device("cuda")}
+# ```
+#
+# What is `len(places)`? (A set keeps one of each group of equal elements.)
+#
+# - **A.** 1: all three name the one GPU.
+# - **B.** 2
+# - **C.** 3: each `torch.device` is an object of its own.
+# - **D.** none: a `TypeError`, because a `torch.device` cannot go into a set.
 
-# %% answer answer_cuda_index
+# %% answer answer_cuda_index quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_cuda_index = None
 ### BEGIN SOLUTION
@@ -96,8 +101,10 @@ passed("answer_cuda_index", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_cuda_index, "B", name="answer_cuda_index",
-          why="A tensor's device always has an index (cuda:0), while torch.device('cuda') has none; torch.device "
-              "equality compares type and index, so the two are not equal. Use x.is_cuda or x.device.type == 'cuda'.")
+          why="A CUDA tensor's device always has an index: x.device is cuda:0, equal to torch.device('cuda:0'). "
+              "torch.device('cuda') has no index, and devices compare (and hash) by type and index, so it is a second "
+              "element: 2. Devices are compared by value, not identity (not C), and they can go into sets (not D). "
+              "Use x.is_cuda or x.device.type == 'cuda' when any GPU will do.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -279,20 +286,27 @@ else:
 # %% [markdown]
 # ### Quiz: a suspiciously fast GPU
 #
-# A student times a product of two 8192x8192 matrices on a GPU with `time.perf_counter()` before and
-# after the line `c = a @ b`, and nothing else, and reads 0.05 ms. What was measured?
+# `a` and `b` are two 8192x8192 float32 matrices on a GPU. A student times
 #
-# - **A.** The product itself: GPUs multiply that fast.
-# - **B.** Nothing useful: `time.perf_counter()` does not work while a GPU is busy.
-# - **C.** Mostly the time to queue the product: the call returned before the GPU finished, and
-#   nothing waited for it.
-# - **D.** The time to copy `a` and `b` to the GPU.
+# ```python
+# start = time.perf_counter()
+# c = a @ b
+# total = c.sum().item()
+# elapsed = time.perf_counter() - start
+# ```
+#
+# with no `torch.cuda.synchronize()` anywhere. What does `elapsed` cover?
+#
+# - **A.** Only the time to queue the two kernels: nothing called `torch.cuda.synchronize()`.
+# - **B.** The product and the sum, finished: `.item()` needs the value, so it waits for the GPU.
+# - **C.** Only the sum: the product had finished before `c.sum()` was queued.
+# - **D.** Nothing: `.item()` raises, because `total` would live on the GPU.
 
-# %% answer answer_unsynced_timing
+# %% answer answer_unsynced_timing quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_unsynced_timing = None
 ### BEGIN SOLUTION
-answer_unsynced_timing = "C"
+answer_unsynced_timing = "B"
 ### END SOLUTION
 
 # %% test answer_unsynced_timing points=1
@@ -304,9 +318,11 @@ passed("answer_unsynced_timing", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_unsynced_timing, "C", name="answer_unsynced_timing",
-          why="CUDA calls return as soon as the kernel is queued. Without torch.cuda.synchronize() (or CUDA events, "
-              "or torch.utils.benchmark) before reading the clock, the timing covers the queueing, not the product.")
+check_key(answer_unsynced_timing, "B", name="answer_unsynced_timing",
+          why="CUDA calls return as soon as the kernel is queued, so a @ b and c.sum() return at once (an 8192x8192 "
+              "product is still running then, not C). .item() copies the number to the CPU, which needs it finished: "
+              "it waits for everything queued before it, product included, so the clock is read after the work "
+              "(not A). .item() returns a Python number on the CPU (not D).")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -353,9 +369,9 @@ if torch.cuda.is_available():
 # %% [markdown]
 # ## Pinned memory and non_blocking
 #
-# Ordinary CPU memory is *pageable*: the operating system may move it around, so the GPU cannot
-# read it directly. To copy from it, CUDA first copies the bytes into a *pinned* (page-locked)
-# staging buffer, then from there to the GPU. A tensor already in pinned memory
+# Ordinary CPU memory is *pageable*: the operating system may move it around, so on most machines
+# the GPU cannot read it directly. To copy from it, CUDA first copies the bytes into a *pinned*
+# (page-locked) staging buffer, then from there to the GPU. A tensor already in pinned memory
 # (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can a copy
 # to the GPU run in the background: `t.to("cuda", non_blocking=True)` then returns at once, and the
 # GPU can compute on the previous batch while the next one crosses the bus. From pageable memory,
@@ -747,9 +763,11 @@ check_true(changed == [], f"Expected repeatable_losses to leave x and y unchange
 # backward pass. `torch.inference_mode()` goes one step further: the tensors made inside it are
 # marked as *inference tensors* (`t.is_inference()`), which lets PyTorch skip the bookkeeping
 # autograd would need later (version counters), so it is a little faster. The price: an inference
-# tensor can never join a computation that autograd records, which fails with a `RuntimeError`
-# ("Inference tensors cannot be saved for backward"). Use `no_grad` when the results may feed
-# training later, and `inference_mode` for pure prediction.
+# tensor cannot be saved for backward. A recorded operation that needs its value for a gradient (a
+# product with a weight, the input of a layer that learns) fails with a `RuntimeError` ("Inference
+# tensors cannot be saved for backward"); only one that saves nothing of it, such as adding it to a
+# weight, goes through. Use `no_grad` when the results may feed training later, and
+# `inference_mode` for pure prediction.
 #
 # `torch.autocast(device_type, dtype=torch.bfloat16)` runs the operations that gain from it
 # (matrix products, linear layers, convolutions) in bfloat16, a 16-bit float with float32's range and
@@ -791,7 +809,7 @@ except RuntimeError as err:
 # - **C.** It trains, but the head's gradients are all zero, because `features` does not require grad.
 # - **D.** It trains, but slowly, because `features` is converted back to a normal tensor on every step.
 
-# %% answer answer_inference_tensor
+# %% answer answer_inference_tensor quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_inference_tensor = None
 ### BEGIN SOLUTION

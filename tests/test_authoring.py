@@ -44,6 +44,15 @@ def test_parse_builds_nbgrader_cells():
     assert answer["solution"] and not answer["grade"] and not answer["locked"]
 
 
+@pytest.mark.parametrize("kind", ["rule", "recall"])
+def test_a_quiz_marker_carries_its_kind_and_leaves_the_notebook_as_it_was(kind):
+    marked = GOOD.replace("# %% answer f", f"# %% answer f quiz={kind}")
+    answer = next(c for c in parse_lesson(marked) if c.kind == "answer")
+    assert answer.item == "f" and answer.quiz == kind
+    assert build_notebook(parse_lesson(marked)) == build_notebook(parse_lesson(GOOD))
+    assert next(c for c in parse_lesson(GOOD) if c.kind == "answer").quiz is None
+
+
 @pytest.mark.parametrize(
     "text, fragment",
     [
@@ -54,6 +63,7 @@ def test_parse_builds_nbgrader_cells():
         (GOOD.replace("### BEGIN HIDDEN TESTS", "").replace("### END HIDDEN TESTS", ""), "no hidden tests"),
         (GOOD.replace("    ### BEGIN SOLUTION\n", "").replace("    ### END SOLUTION\n", ""), "no solution region"),
         (GOOD.replace("check_equal(f(), 1)\n### BEGIN", "### BEGIN"), "no visible check"),
+        (GOOD.replace("# %% answer f", "# %% answer f quiz=hard"), "quiz= takes one of rule, recall"),
     ],
 )
 def test_grammar_errors_name_the_problem(text, fragment):

@@ -6,6 +6,7 @@ import torch
 from matplotlib.figure import Figure
 
 from course.pictures.shapes import broadcast_alignment, broadcast_result, memory_order, patch_grid
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 
 @pytest.mark.parametrize(
@@ -83,3 +84,46 @@ def test_the_operation_watch_sees_cdist_in_both_modes():
         result, seen = call_watching_ops(by_hand, CDIST_CALLS, a, b)
         assert seen == [] and torch.allclose(result, torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"), atol=1e-5)
     assert torch._C._len_torch_dispatch_stack() == 0
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test.
+
+QUIZ_LESSON = "05_shapes"
+
+
+def test_view_after_transpose_key():
+    x = torch.arange(6).reshape(2, 3)
+    found = outcome(lambda: x.t().view(-1))
+    transposed = [0, 3, 1, 4, 2, 5]
+    holds = {
+        "A": isinstance(found, torch.Tensor) and found.tolist() == transposed and found.data_ptr() == x.data_ptr(),
+        "B": isinstance(found, torch.Tensor) and found.tolist() == list(range(6)),
+        "C": found is RuntimeError and x.t().reshape(-1).tolist() == transposed,
+        "D": isinstance(found, torch.Tensor) and found.tolist() == transposed and found.data_ptr() != x.data_ptr(),
+    }
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_view_after_transpose")
+
+
+def test_broadcast_shape_key():
+    assert tuple((torch.zeros(3, 1) + torch.zeros(1, 4)).shape) == key_of(QUIZ_LESSON, "answer_broadcast_shape")
+
+
+def test_broadcast_empty_key():
+    a, b = torch.zeros(1, 3), torch.ones(0, 1)
+    summed = outcome(lambda: (a + b).shape)
+    in_place = outcome(lambda: a.clone().add_(b))
+    holds = {
+        "A": summed == (1, 3) and isinstance(in_place, torch.Tensor),
+        "B": summed == (0, 3) and in_place is RuntimeError,
+        "C": summed is RuntimeError,
+        "D": summed == (1, 3) and in_place is RuntimeError,
+    }
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_broadcast_empty")
+
+
+def test_reduce_shape_key():
+    assert tuple(torch.zeros(4, 5, 6).sum(dim=(0, 2), keepdim=True).shape) == key_of(QUIZ_LESSON, "answer_reduce_shape")
+
+
+def test_matmul_batch_shape_key():
+    assert tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape) == key_of(QUIZ_LESSON, "answer_matmul_batch_shape")

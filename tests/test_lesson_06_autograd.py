@@ -22,6 +22,7 @@ from course.probes.autograd import (
     predict_probe,
 )
 from instructor.autograd import check_grad_by_finite_differences, softmax_and_vjp, tanh_layer_products
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 
 def _texts(fig: Figure) -> list[str]:
@@ -327,16 +328,131 @@ def test_the_operation_watch_names_softmax_in_every_spelling():
     check_no_library_call([], item="stable_softmax", what="here")
 
 
-def test_grad_of_under_transform_sees_torch_func_only():
-    from course.probes.autograd import grad_of_under_transform
+def test_grad_of_under_transform_names_the_library_gradient():
+    from course.probes.autograd import AUTOGRAD_FUNCTIONAL, TORCH_FUNC, grad_of_under_transform
 
     def by_hand(f, x):
         leaf = x.detach().clone().requires_grad_(True)
         return torch.autograd.grad(f(leaf), leaf)[0]
 
+    def by_backward(f, x):
+        leaf = x.detach().requires_grad_(True)
+        f(leaf).backward()
+        return leaf.grad
+
     x = torch.tensor([1.0, -2.0, 3.0])
-    assert grad_of_under_transform(by_hand, "sum_of_squares", x) is False
-    assert grad_of_under_transform(lambda f, t: torch.autograd.functional.jacobian(f, t), "sin_sum", x) is False
+    assert grad_of_under_transform(by_hand, "sum_of_squares", x) == []
+    assert grad_of_under_transform(by_backward, "sin_sum", x) == []
+    functional = (lambda f, t: torch.autograd.functional.jacobian(f, t),
+                  lambda f, t: torch.autograd.functional.jacobian(lambda u: f(u), t),
+                  lambda f, t: torch.autograd.functional.vjp(f, t)[1],
+                  lambda f, t: torch.autograd.functional.hessian(f, t).sum(0))
+    for library in functional:
+        assert grad_of_under_transform(library, "sin_sum", x) == [AUTOGRAD_FUNCTIONAL]
     for transform in (lambda f, t: torch.func.grad(f)(t), lambda f, t: torch.func.grad_and_value(f)(t)[0],
-                      lambda f, t: torch.func.jacrev(f)(t), lambda f, t: torch.func.vjp(f, t)[1](torch.tensor(1.0))[0]):
-        assert grad_of_under_transform(transform, "sum_of_squares", x) is True
+                      lambda f, t: torch.func.jacrev(f)(t), lambda f, t: torch.func.vjp(f, t)[1](torch.tensor(1.0))[0],
+                      lambda f, t: torch.autograd.functional.jacobian(f, t, vectorize=True)):
+        assert grad_of_under_transform(transform, "sum_of_squares", x)[0] in (TORCH_FUNC, AUTOGRAD_FUNCTIONAL)
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test.
+
+QUIZ_LESSON = "06_autograd"
+
+
+def _quiz(item):
+    return key_of(QUIZ_LESSON, item)
+
+
+def test_seed_weight_grad_key():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    weight = torch.tensor([[0.5], [0.5]], requires_grad=True)
+    (x @ weight).sum().backward()
+    assert weight.grad.tolist() == _quiz("answer_seed_weight_grad")
+
+
+def test_backward_twice_key():
+    def run():
+        w = torch.tensor(2.0, requires_grad=True)
+        for k in (1.0, 3.0):
+            loss = k * w ** 2
+            loss.backward()
+        return w.grad
+
+    found = outcome(run)
+    value = found.item() if isinstance(found, torch.Tensor) else None
+    holds = {"A": value == 12.0, "B": found is RuntimeError, "C": value == 16.0, "D": value == 4.0}
+    assert the_true_choice(holds) == _quiz("answer_backward_twice")
+
+
+def test_vjp_grad_key():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    total = x.sum()
+    y = x * total
+    y.backward(gradient=torch.tensor([1.0, 0.0, -1.0]))
+    assert x.grad.tolist() == _quiz("answer_vjp_grad")
+
+
+def test_loop_grad_key():
+    def run():
+        x = torch.tensor(3.0, requires_grad=True)
+        y = x
+        while y < 100:
+            y = y * 3
+        y.backward()
+        return x.grad
+
+    found = outcome(run)
+    value = found.item() if isinstance(found, torch.Tensor) else None
+    holds = {"A": value == 81.0, "B": found is RuntimeError, "C": value == 243.0, "D": value == 0.0}
+    assert the_true_choice(holds) == _quiz("answer_loop_grad")
+
+
+def test_where_log_grad_key():
+    def run():
+        x = torch.tensor([0.0, 4.0], requires_grad=True)
+        y = torch.where(x > 0, x.log(), 0.0).sum()
+        y.backward()
+        return x.grad
+
+    found = outcome(run)
+    first = found[0].item() if isinstance(found, torch.Tensor) else None
+    second_ok = isinstance(found, torch.Tensor) and found[1].item() == 0.25
+    holds = {
+        "A": second_ok and first == 0.0,
+        "B": second_ok and first == math.inf,
+        "C": second_ok and first is not None and math.isnan(first),
+        "D": found is RuntimeError,
+    }
+    assert the_true_choice(holds) == _quiz("answer_where_log_grad")
+
+
+def test_freeze_step_key():
+    def run():
+        w = torch.tensor([1.0, 1.0], requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.5)
+        (w * torch.tensor([2.0, 4.0])).sum().backward()
+        w.requires_grad_(False)
+        opt.step()
+        return w.tolist()
+
+    found = outcome(run)
+    holds = {"A": found == [1.0, 1.0], "B": found == [0.0, -1.0], "C": found is RuntimeError, "D": found == [2.0, 3.0]}
+    assert the_true_choice(holds) == _quiz("answer_freeze_step")
+
+
+def test_no_grad_purpose_key():
+    layer = nn.Linear(3, 2)
+    x = torch.randn(4, 3)
+    layer.weight.grad = torch.ones_like(layer.weight)
+    with torch.no_grad():
+        quiet = layer(x)
+        mode_inside = layer.training
+    recorded = layer(x)
+    holds = {
+        "A": not torch.equal(quiet, recorded),
+        "B": not mode_inside,
+        "C": not layer.weight.grad.eq(1).all(),
+        "D": quiet.grad_fn is None and recorded.grad_fn is not None,
+    }
+    assert the_true_choice(holds) == _quiz("answer_no_grad_purpose")

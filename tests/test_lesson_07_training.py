@@ -20,6 +20,7 @@ from course.pictures.training import plot_loss_curve, show_images, training_step
 from course.probes import training as probes
 from instructor.training import expected_accuracy, expected_training_step
 from tests.conftest import ROOT
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 
 @pytest.fixture(scope="module")
@@ -379,3 +380,39 @@ def test_the_build_hint_names_super_init_only_when_it_is_missing():
         with pytest.raises(CheckFailed) as info:
             probes.check_module_class(found, name="Net", param_count=98468, output_shape=(64, 4), what="wrong")
         assert says in str(info.value) and never not in str(info.value), str(info.value)
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test.
+
+QUIZ_LESSON = "07_training"
+
+
+def test_seed_training_bug_key():
+    def run():
+        images = torch.randn(16, 3, 224, 224)
+        labels = torch.tensor([0, 1, 0, 1])
+        model = nn.Linear(3 * 224 * 224, 2)
+        predictions = model(images.view(16, -1))
+        loss = nn.CrossEntropyLoss()(predictions, labels)
+        loss.backward()
+        return loss
+
+    found = outcome(run)
+    holds = {"A": isinstance(found, torch.Tensor), "B": not torch.randn(16, 3, 224, 224).is_contiguous(),
+             "C": found is ValueError, "D": outcome(lambda: nn.Linear(3 * 224 * 224, 2)) is RuntimeError}
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_seed_training_bug")
+
+
+def test_zero_grad_step_key():
+    def run():
+        w = torch.tensor([1.0], requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        (3 * w).sum().backward()
+        opt.zero_grad()
+        opt.step()
+        return w.detach()
+
+    found = outcome(run)
+    value = round(found.item(), 6) if isinstance(found, torch.Tensor) else None
+    holds = {"A": value == 0.7, "B": value == 1.0, "C": found is RuntimeError, "D": value == 0.9}
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_zero_grad_step")

@@ -20,6 +20,7 @@ from instructor.indexing import (
     tolerance,
     topk_mask_reference,
 )
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 
 def _drawn(fig, tmp_path, before) -> None:
@@ -178,3 +179,53 @@ def test_boxes_have_ordered_corners():
     corners = boxes(200, generator=torch.Generator().manual_seed(1))
     assert bool((corners[:, 0] <= corners[:, 2]).all() and (corners[:, 1] <= corners[:, 3]).all())
     assert bool(((corners * 8) == (corners * 8).round()).all())
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test.
+
+QUIZ_LESSON = "08_indexing"
+
+
+def test_advanced_index_copies_key():
+    x = torch.arange(12).reshape(4, 3)
+    y = x[[0, 2]]
+    z = x[0:3:2]
+    y[0, 0] = 100
+    z[1, 0] = -1
+    found = x[:, 0].tolist()
+    holds = {"A": found == [100, 3, -1, 9], "B": found == [0, 3, -1, 9], "C": found == [100, 3, 6, 9], "D": found == [0, 3, 6, 9]}
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_advanced_index_copies")
+
+
+def test_mask_shape_key():
+    x = torch.randn(4, 3, 5)
+    mask = torch.tensor([[True, False, True], [False, False, False], [True, True, True], [False, True, True]])
+    assert tuple(x[mask].shape) == key_of(QUIZ_LESSON, "answer_mask_shape")
+
+
+def test_gather_dim0_key():
+    x = torch.tensor([[10, 20, 30], [40, 50, 60]])
+    found = outcome(lambda: x.gather(0, torch.tensor([[1, 0, 1]])).tolist())
+    holds = {
+        "A": found == [[40, 20, 60]],
+        "B": found == [[20, 10, 20]],
+        "C": found is RuntimeError,
+        "D": found == x[[1, 0, 1]].tolist(),
+    }
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_gather_dim0")
+
+
+def test_index_broadcast_shape_key():
+    x = torch.zeros(5, 6, 7)
+    rows, cols = torch.tensor([0, 2, 4]), torch.tensor([[1], [3]])
+    assert tuple(x[rows, cols].shape) == key_of(QUIZ_LESSON, "answer_index_broadcast_shape")
+
+
+def test_vectorized_speed_key_is_not_a_gpu_or_a_cache():
+    """The wrong choices are checkable facts: nothing moves to the GPU, and a second call recomputes."""
+    x = torch.randn(1000)
+    out = torch.where(x > 0, x, torch.zeros_like(x))
+    assert out.device.type == "cpu"
+    x[0] = 5.0
+    assert torch.where(x > 0, x, torch.zeros_like(x))[0].item() == 5.0
+    assert key_of(QUIZ_LESSON, "answer_vectorized_speed") == "B"

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from course.pictures.memory import positions, storage_window
 from instructor.memory import dyadic, internal_overlap, symmetrized
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 layouts = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 5)), min_size=0, max_size=3).flatmap(
     lambda dims: st.tuples(st.just(dims), st.integers(0, 4)))
@@ -103,3 +104,41 @@ def test_storage_window_draws_a_0d_and_an_empty_tensor(tmp_path):
     before = set(plt.get_fignums())
     _drawn(storage_window((), (), 2, storage_size=4), tmp_path, before)
     _drawn(storage_window((0, 3), (3, 1)), tmp_path, before)
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test.
+
+QUIZ_LESSON = "09_memory"
+
+
+def test_slice_layout_key():
+    y = torch.arange(24).reshape(4, 6)[1:, ::2]
+    assert (y.storage_offset(), y.stride(0), y.stride(1)) == key_of(QUIZ_LESSON, "answer_slice_layout")
+
+
+def test_permute_stride_key():
+    assert tuple(torch.zeros(2, 3, 4).permute(2, 0, 1)[:, 1].stride()) == key_of(QUIZ_LESSON, "answer_permute_stride")
+
+
+def test_same_storage_key():
+    x = torch.arange(10)
+    y = x[3:]
+    holds = {
+        "A": y.data_ptr() == x.data_ptr(),
+        "B": y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(),
+        "C": y.storage_offset() == 0,
+        "D": not y.is_contiguous(),
+    }
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_same_storage")
+
+
+def test_write_expanded_key():
+    def run():
+        b = torch.zeros(2, 1)
+        e = b.expand(2, 3)
+        e[1, 2] = 5
+        return e.sum().item()
+
+    found = outcome(run)
+    holds = {"A": found is RuntimeError, "B": found == 5.0, "C": found == 15.0, "D": found == 10.0}
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_write_expanded")

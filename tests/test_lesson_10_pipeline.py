@@ -8,11 +8,13 @@ import pickle
 
 import pytest
 import torch
+from torch import nn
 
 from autograder.authoring import parse_lesson
 from course.probes.pipeline import call_recording_copies
 from instructor.pipeline import checkpoint_bytes, classification_data, linear_reference
 from tests.conftest import ROOT
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
@@ -169,3 +171,55 @@ def test_synchronize_if_needed_reference_waits_on_cuda(solutions):
         a = a @ a / 2048
     assert solutions["synchronize_if_needed"](a) is True
     assert torch.cuda.current_stream().query()
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test. The GPU
+# quizzes run on a GPU when there is one; without one, what needs it is skipped or stood in for.
+
+QUIZ_LESSON = "10_pipeline"
+
+
+def test_cuda_index_key():
+    if torch.cuda.is_available():
+        tensor_device = torch.ones(3, device="cuda").device
+    else:  # what a CUDA tensor reports, checked on a GPU by lesson 03's claims
+        tensor_device = torch.device("cuda", 0)
+    found = outcome(lambda: len({tensor_device, torch.device("cuda:0"), torch.device("cuda")}))
+    holds = {"A": found == 1, "B": found == 2, "C": found == 3, "D": found is TypeError}
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_cuda_index")
+
+
+@cuda
+@pytest.mark.cuda
+def test_unsynced_timing_key():
+    a = torch.randn(8192, 8192, device="cuda")
+    b = torch.randn(8192, 8192, device="cuda")
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(1e8))  # keep the stream busy, so that the product cannot have finished when it is queued
+    c = a @ b
+    product_done = torch.cuda.Event()
+    product_done.record()
+    product_finished_before_sum = product_done.query()
+    total = outcome(lambda: c.sum().item())
+    all_finished = torch.cuda.current_stream().query()
+    holds = {
+        "A": not all_finished,
+        "B": all_finished and isinstance(total, float),
+        "C": product_finished_before_sum,
+        "D": total is RuntimeError,
+    }
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_unsynced_timing")
+
+
+def test_inference_tensor_key():
+    encoder, head = nn.Linear(4, 3), nn.Linear(3, 2)
+    with torch.inference_mode():
+        features = encoder(torch.randn(5, 4))
+    found = outcome(lambda: head(features))
+    holds = {
+        "A": isinstance(found, torch.Tensor),
+        "B": found is RuntimeError,
+        "C": isinstance(found, torch.Tensor) and found.requires_grad,
+        "D": isinstance(found, torch.Tensor) and not features.is_inference(),
+    }
+    assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_inference_tensor")

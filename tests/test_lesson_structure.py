@@ -42,3 +42,22 @@ def test_items_match_the_curriculum_conventions(lesson):
         else:
             assert re.search(rf"^(def|class) {cell.item}\(", source, re.MULTILINE), f"{cell.item} is a function or a class"
             assert '"""' in source.split("### BEGIN SOLUTION")[0], f"{cell.item} keeps its docstring in the release"
+
+
+def test_quizzes_say_their_kind_and_two_thirds_apply_a_rule(capsys):
+    """Every quiz's answer marker says `quiz=rule` or `quiz=recall`; at least two thirds of the course's are rules."""
+    kinds: dict[str, str | None] = {}
+    for lesson in lessons():
+        for cell in _cells(lesson):
+            if cell.kind != "answer":
+                continue
+            if cell.item.startswith("answer_"):
+                kinds[f"{lesson}:{cell.item}"] = cell.quiz
+            else:
+                assert cell.quiz is None, f"{lesson}:{cell.item} is not a quiz, so its marker takes no quiz="
+    unmarked = sorted(name for name, kind in kinds.items() if kind is None)
+    assert not unmarked, f"these quizzes need quiz=rule or quiz=recall on their answer marker: {unmarked}"
+    rule = sum(kind == "rule" for kind in kinds.values())
+    with capsys.disabled():
+        print(f"\nquizzes: {len(kinds)}, applying a rule: {rule} ({rule / len(kinds):.0%})")
+    assert 3 * rule >= 2 * len(kinds), f"only {rule} of {len(kinds)} quizzes apply a rule; at least two thirds must"

@@ -10,9 +10,11 @@ code and sends the gradient it found.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import torch
+import torch.autograd.functional
 from torch import nn
 
 from course.probes import EvidenceError, check_built, check_received, expect, probe, sealed
@@ -68,26 +70,52 @@ def grad_of_named(step: Any, grad_of: Any, name: str, x: torch.Tensor) -> None:
 
 
 _PEEK = torch._C._functorch.peek_interpreter_stack  # bound at import, before any student code exists
+_GETFRAME = sys._getframe
+_FUNCTIONAL_FILE = torch.autograd.functional.__file__
+TORCH_FUNC = "torch.func (grad, grad_and_value, vjp, jacrev, jacfwd or hessian)"
+AUTOGRAD_FUNCTIONAL = "torch.autograd.functional (jacobian, hessian, vjp, jvp, vhp or hvp)"
+LIBRARY_GRADIENTS = (TORCH_FUNC, AUTOGRAD_FUNCTIONAL)
+"""The calls that do grad_of's whole job, as the message names them."""
+
+
+def _library_caller(peek: Any = _PEEK, getframe: Any = _GETFRAME, functional: str = _FUNCTIONAL_FILE) -> str:
+    """Which library gradient is calling f right now: a torch.func transform, torch.autograd.functional, or ""."""
+    if peek() is not None:
+        return TORCH_FUNC
+    frame = getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == functional:
+            return AUTOGRAD_FUNCTIONAL
+        frame = frame.f_back
+    return ""
 
 
 @sealed
 def transform_calls(snaps: Any, calls: Any) -> dict:
-    return {"calls": len(calls), "transformed": True in calls} if type(calls) is list else {"calls": -1, "transformed": None}
+    if type(calls) is not list:
+        return {"calls": -1, "used": None}
+    used = []
+    for call in calls:
+        if type(call) is str and call and call not in used:
+            used.append(call)
+    return {"calls": len(calls), "used": used}
 
 
 @probe
 def grad_of_under_transform(step: Any, grad_of: Any, name: str, x: torch.Tensor) -> None:
-    """Call `grad_of(f, x)` with the function called `name`; returns whether f ran under a torch.func transform.
+    """Call `grad_of(f, x)` with the function called `name`; returns the library gradients that called f.
 
     `torch.func.grad` and its kin (grad_and_value, vjp, jacrev, jacfwd, hessian) call f inside a
-    functorch interpreter, which f sees on the interpreter stack; `torch.autograd.grad` does not.
+    functorch interpreter, which f sees on the interpreter stack; `torch.autograd.functional`
+    (jacobian, hessian, vjp, ...) calls f from its own module, which f sees on the Python stack
+    (code compiled under an installed file's name is the guard's to report). `torch.autograd.grad`
+    does neither.
     """
     step("seal", received, (x,), {})
     calls: list = []
 
-    def watched(t: torch.Tensor, _f=NAMED_FUNCTIONS[name], _calls=calls,
-                _peek=_PEEK) -> torch.Tensor:
-        _calls.append(_peek() is not None)
+    def watched(t: torch.Tensor, _f=NAMED_FUNCTIONS[name], _calls=calls, _caller=_library_caller) -> torch.Tensor:
+        _calls.append(_caller())
         return _f(t)
 
     grad_of(watched, x)
@@ -95,12 +123,13 @@ def grad_of_under_transform(step: Any, grad_of: Any, name: str, x: torch.Tensor)
 
 
 @grad_of_under_transform.reading
-def _(evidence: list, grad_of: Any, name: str, x: torch.Tensor) -> bool:
+def _(evidence: list, grad_of: Any, name: str, x: torch.Tensor) -> list[str]:
     _, after = expect(evidence, 2)
     check_received(evidence, (x,), {})
-    if type(after.get("transformed")) is not bool:
+    used = after.get("used")
+    if type(used) is not list or not set(used) <= set(LIBRARY_GRADIENTS):
         raise EvidenceError("the transform watch sent no verdict")
-    return after["transformed"]
+    return used
 
 
 @grad_of_named.reading

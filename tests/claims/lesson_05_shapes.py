@@ -438,3 +438,11 @@ def _():
     exact = (a[:, None, :] - a[None, :, :]).pow(2).sum(dim=-1).sqrt()
     assert torch.allclose(torch.cdist(a, a, compute_mode="donot_use_mm_for_euclid_dist"), exact, atol=1e-4)
     assert not torch.allclose(torch.cdist(a, a), exact, atol=1e-4)
+
+
+@claim(LESSON, "(`dim` takes a tuple of dimensions too, and reduces along each.)")
+def _():
+    t = torch.arange(120.0).reshape(4, 5, 6)
+    assert torch.equal(t.sum(dim=(0, 2)), t.sum(dim=2).sum(dim=0))
+    assert torch.equal(t.sum(dim=(0, 2), keepdim=True), t.sum(dim=2, keepdim=True).sum(dim=0, keepdim=True))
+    assert torch.equal(t.mean(dim=(0, 2)), t.mean(dim=2).mean(dim=0))

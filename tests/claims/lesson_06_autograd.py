@@ -110,12 +110,20 @@ def _():
     assert c.grad.item() == 5.0
 
 
-@claim(L, "`backward()` never overwrites `.grad`: it adds to it.")
+@claim(L, "`backward()` never overwrites the values in `.grad`: it adds the new gradient to them.")
 def _():
     x, weight = _classic()
     for _ in range(3):
         (x @ weight).sum().backward()
     assert weight.grad.tolist() == [[12.0], [18.0]]
+    w = torch.tensor([1.0], requires_grad=True)
+    (w * 2).sum().backward()
+    held = w.grad
+    (w * 3).sum().backward()
+    assert held is w.grad and w.grad.item() == 5.0  # added in place
+    (w * w).sum().backward(inputs=[w], create_graph=True)
+    assert w.grad.item() == 7.0  # with create_graph the sum is a new tensor, but the old values are still added in
+    w.grad = None
 
 
 @claim(L, "`weight.grad = None` drops them (which is what `optimizer.zero_grad()` and `model.zero_grad()` do by default for every "

@@ -111,7 +111,7 @@ def _():
     assert torch.allclose(layer.weight.detach(), expected)
 
 
-@claim(LESSON, "`backward()` *adds* to `.grad`; it never replaces it.")
+@claim(LESSON, "`backward()` *adds* to `.grad`; it never replaces the values there.")
 def _():
     w = torch.ones(3, requires_grad=True)
     (2 * w).sum().backward()
@@ -419,8 +419,8 @@ def _():
     assert x.device.type == "cpu" and y.device.type == "cpu"
 
 
-@claim(LESSON, "`zero_grad()` between `backward()` and `step()` throws the fresh gradient away: the model never changes and the loss curve "
-               "stays flat.")
+@claim(LESSON, "With its default, which sets each `.grad` to `None`, the optimizer then skips every parameter: the model never "
+               "changes and the loss curve stays flat.")
 def _():
     for make in (lambda p: torch.optim.SGD(p, lr=0.1), lambda p: torch.optim.Adam(p, lr=0.1)):
         layer = nn.Linear(3, 2)
@@ -473,3 +473,30 @@ def _():
     for where in ("before backward", "after step"):
         assert all(torch.equal(a, b) for a, b in zip(first, run(where)))
     assert not all(torch.equal(a, b) for a, b in zip(first, run("never")))
+
+
+@claim(LESSON, "With `zero_grad(set_to_none=False)` the gradients are zeros instead, and an optimizer with weight decay still "
+               "moves the weights, towards zero rather than towards a lower loss.")
+def _():
+    layer = nn.Linear(3, 2)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1, weight_decay=0.5)
+    before = [p.detach().clone() for p in layer.parameters()]
+    layer(torch.randn(4, 3)).sum().backward()
+    optimizer.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.any() for p in layer.parameters())
+    optimizer.step()
+    for old, p in zip(before, layer.parameters()):
+        assert torch.allclose(p.detach(), old * (1 - 0.1 * 0.5))
+
+
+@claim(LESSON, "And a GPU is used only when you ask for it (`.to(device)`, or a default device set with "
+               "`torch.set_default_device`): if you did not move the model, it trains on the CPU.")
+def _():
+    assert nn.Linear(2, 2).weight.device.type == "cpu"  # on a GPU machine too: nothing moves by itself
+    previous = torch.get_default_device()
+    torch.set_default_device("meta")  # the same switch as "cuda", on a device every machine has
+    try:
+        assert nn.Linear(2, 2).weight.device.type == "meta" and torch.zeros(1).device.type == "meta"
+    finally:
+        torch.set_default_device(previous)
+    assert nn.Linear(2, 2).to("meta").weight.device.type == "meta"

@@ -219,7 +219,7 @@ def _():
                 assert _same_storage(v, t) and torch.equal(v, t.reshape(new_shape))
 
 
-@claim(LESSON, "A transpose breaks that for the dimensions it swapped, so `x.t().view(-1)` raises, while "
+@claim(LESSON, "A transpose breaks the rule for the dimensions it swapped, so `x.t().view(-1)` raises, while "
                "`x.t().view(4, 1, 3)` (no merge) works.")
 def _():
     x = torch.arange(12).reshape(3, 4)
@@ -417,8 +417,9 @@ def _():
     assert grid.tolist() == [[1.0] * 3] * 2 and (row + grid).shape == (2, 3)
 
 
-@claim(LESSON, "`x.add_(y)` works when `y` broadcasts to `x.shape`; it raises when the broadcast shape would be larger than "
-               "`x`, because `x` cannot grow. `torch.add(a, b, out=x)` writes the result into `x` and returns `x`.")
+@claim(LESSON, "`x.add_(y)` works when `y` broadcasts to `x.shape`; it raises when the broadcast shape is not `x.shape` "
+               "(larger, or empty where `x` has a size 1), because `x` cannot change its shape. `torch.add(a, b, out=x)` "
+               "writes the result into `x` and returns `x`.")
 def _():
     acc = torch.zeros(2, 3)
     for y in (torch.ones(3), torch.ones(2, 1), torch.ones(1, 1), torch.tensor(1.0), torch.ones(2, 3)):
@@ -429,6 +430,8 @@ def _():
     target = torch.empty(3)
     a, b = torch.ones(3), torch.arange(3.0)
     assert torch.add(a, b, out=target) is target and target.tolist() == [1.0, 2.0, 3.0]
+    _raises(RuntimeError, torch.zeros(1, 3).add_, torch.ones(0, 1))  # the broadcast shape (0, 3) is smaller
+    _raises(RuntimeError, torch.zeros(3).add_, torch.ones(2, 3))
 
 
 @claim(LESSON, "PyTorch refuses such partial overlaps: `m += m.t()` and `x[1:] += x[:-1]` raise a `RuntimeError` that says "
@@ -552,13 +555,13 @@ def _():
     assert _same_storage(x, y) and y.is_contiguous()
 
 
-@claim(LESSON, "expand makes a view with stride 0 along the new dimension: e[r, 0] is cell 0 of b's storage for every")
+@claim(LESSON, "expand stretches b's size-1 column into 3 with stride 0: e has strides (1, 0), so e[1, j] is b[1, 0]")
 def _():
-    b = torch.zeros(3)
-    e = b.expand(4, 3)
-    assert e.stride() == (0, 1) and all(e[r, 0].storage_offset() == 0 for r in range(4))
-    e[0, 0] = 1
-    assert b[0] == 1 and e[:, 0].tolist() == [1.0] * 4
+    b = torch.zeros(2, 1)
+    e = b.expand(2, 3)
+    assert e.stride() == (1, 0) and all(e[1, j].storage_offset() == 1 for j in range(3))
+    e[1, 2] = 5
+    assert b[1, 0] == 5 and e[1].tolist() == [5.0] * 3 and e.sum().item() == 15.0
     _raises(RuntimeError, e.add_, 1)
 
 
@@ -641,8 +644,10 @@ def _():
     assert _same_storage(x[4:], x) and not _same_storage(x[4:].clone(), x)
 
 
-@claim(LESSON, "`view` merges dimensions only when `stride[i] == stride[i+1] * size[i+1]`.")
+@claim(LESSON, "`view` merges dimensions only when `stride[i] == stride[i+1] * size[i+1]` (sizes of 1 aside).")
 def _():
+    column = torch.zeros(1, 3).t()  # shape (3, 1), strides (1, 3): the size-1 dimension is left out of the test
+    assert column.stride() == (1, 3) and _same_storage(column.view(3), column)
     x = torch.arange(24).reshape(2, 3, 4)
     assert _view_allowed_by_the_rule(x.shape, x.stride(), (6, 4)) and x.view(6, 4) is not None
     t = x.transpose(1, 2)  # strides (12, 1, 4): dims 1 and 2 cannot merge
@@ -710,3 +715,14 @@ def _view_rule_at_random(sizes, data):
 @claim(LESSON, "`view` never copies")
 def _():
     _view_rule_at_random()
+
+
+@claim(LESSON, "As for contiguity, dimensions of size 1 are left out of that test, and a tensor with no elements takes any shape "
+               "with no elements.")
+def _():
+    column = torch.zeros(1, 3).t()
+    assert column.stride()[0] != column.stride()[1] * column.shape[1] and column.view(3).shape == (3,)
+    padded = torch.zeros(3, 1, 4)[:, :, ::2]  # strides (4, 4, 2) for sizes (3, 1, 2)
+    assert padded.view(3, 2).shape == (3, 2)
+    empty = torch.zeros(0, 3).t()
+    assert not empty.view(-1).numel() and empty.view(5, 0).shape == (5, 0) and empty.view(0, 7).shape == (0, 7)

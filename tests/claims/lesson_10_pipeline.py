@@ -233,6 +233,13 @@ def _():
 
 # Pinned memory
 
+@claim(L, "Ordinary CPU memory is *pageable*: the operating system may move it around, so on most machines the GPU cannot read it "
+          "directly.", cuda=True)
+def _():
+    _needs_cuda()
+    pageable = torch.randn(1024)
+    assert not pageable.is_pinned() and pageable.pin_memory().is_pinned() and not pageable.is_pinned()
+
 @claim(L, "A tensor already in pinned memory (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can "
           "a copy to the GPU run in the background: `t.to(\"cuda\", non_blocking=True)` then returns at once", cuda=True)
 def _():
@@ -526,8 +533,9 @@ def _():
     assert torch.ones(2)._version == 0
 
 
-@claim(L, "The price: an inference tensor can never join a computation that autograd records, which fails with a `RuntimeError` "
-          "(\"Inference tensors cannot be saved for backward\").")
+@claim(L, "The price: an inference tensor cannot be saved for backward. A recorded operation that needs its value for a gradient "
+          "(a product with a weight, the input of a layer that learns) fails with a `RuntimeError` (\"Inference tensors cannot "
+          "be saved for backward\"); only one that saves nothing of it, such as adding it to a weight, goes through.")
 def _():
     with torch.inference_mode():
         t = torch.ones(3)
@@ -537,6 +545,8 @@ def _():
     layer = nn.Linear(3, 2)
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         layer(t.unsqueeze(0))
+    (w + t).sum().backward()  # an addition saves neither input
+    assert torch.equal(w.grad, torch.ones(3))
 
 
 @claim(L, "`torch.autocast(device_type, dtype=torch.bfloat16)` runs the operations that gain from it (matrix products, linear layers, "

@@ -761,3 +761,19 @@ def mean_squared_error(pred, target):
 for _item, _table in MORE.items():
     for _kind, _codes in _table.items():
         ITEMS[_item].setdefault(_kind, []).extend(_codes)
+
+
+# Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
+# misconception, each right answer the key written another well-formed way.
+ITEMS['answer_broadcast_empty'] = {
+    "wrong": ['answer_broadcast_empty = "A"\n', 'answer_broadcast_empty = "C"\n', 'answer_broadcast_empty = "D"\n'],
+    "right": ['answer_broadcast_empty = "B"\n', 'answer_broadcast_empty = "b"\n', 'answer_broadcast_empty = " B "\n', '# a 0 against a 1 gives 0; add_ keeps a\'s shape\nanswer_broadcast_empty = "B"\n'],
+}
+ITEMS['answer_reduce_shape'] = {
+    "wrong": ['answer_reduce_shape = (5,)\n', 'answer_reduce_shape = (4, 6)\n', 'answer_reduce_shape = (1, 1, 1)\n', 'answer_reduce_shape = (4, 1, 6)\n'],
+    "right": ['answer_reduce_shape = (1, 5, 1)\n', 'answer_reduce_shape = [1, 5, 1]\n', 'answer_reduce_shape = torch.Size([1, 5, 1])\n', 'answer_reduce_shape = tuple(torch.zeros(4, 5, 6).sum(dim=(0, 2), keepdim=True).shape)\n'],
+}
+ITEMS['answer_matmul_batch_shape'] = {
+    "wrong": ['answer_matmul_batch_shape = (5, 1, 4, 6)\n', 'answer_matmul_batch_shape = (2, 5, 4, 6)\n', 'answer_matmul_batch_shape = (5, 2, 3, 3)\n', 'answer_matmul_batch_shape = (10, 4, 6)\n'],
+    "right": ['answer_matmul_batch_shape = (5, 2, 4, 6)\n', 'answer_matmul_batch_shape = [5, 2, 4, 6]\n', 'answer_matmul_batch_shape = torch.Size([5, 2, 4, 6])\n', 'answer_matmul_batch_shape = tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape)\n'],
+}

@@ -155,6 +155,29 @@ def linear_weight_grad(x, w):
     value, pullback = torch.func.vjp(f, x.detach())
     return pullback(torch.ones_like(value))[0]
 ''',
+            # torch.autograd.functional.jacobian does the whole job, which the task rules out
+            '''def grad_of(f, x):
+    """The gradient of f at x."""
+    return torch.autograd.functional.jacobian(f, x.detach())
+''',
+            # the same helper behind a wrapper of one's own
+            '''from torch.autograd.functional import jacobian
+
+def grad_of(f, x):
+    """The gradient of f at x."""
+    return jacobian(lambda t: f(t), x.detach().clone())
+''',
+            # torch.autograd.functional.vjp with its default output gradient of 1
+            '''def grad_of(f, x):
+    """The gradient of f at x."""
+    _, grad = torch.autograd.functional.vjp(f, x.detach())
+    return grad
+''',
+            # torch.func.jacrev: a torch.func transform, ruled out
+            '''def grad_of(f, x):
+    """The gradient of f at x."""
+    return torch.func.jacrev(f)(x.detach())
+''',
         ],
         "right": [
             '''def grad_of(f, x):
@@ -163,10 +186,13 @@ def linear_weight_grad(x, w):
     f(x_copy).backward()
     return x_copy.grad
 ''',
-            # the Jacobian of a function with one output number has x's shape: it is the gradient
+            # a fresh leaf from detach() alone: detach() shares x's memory, but nothing writes to it
             '''def grad_of(f, x):
     """The gradient of f at x."""
-    return torch.autograd.functional.jacobian(f, x.detach())
+    leaf = x.detach().requires_grad_(True)
+    with torch.enable_grad():
+        (grad,) = torch.autograd.grad(f(leaf), [leaf])
+    return grad
 ''',
             # defensive: checks what f returns, and switches recording on even inside a no_grad() block
             '''def grad_of(f, x):
@@ -825,12 +851,13 @@ def grad_of(f, x):
     (g,) = torch.autograd.grad(out, [leaf], allow_unused=True)
     return torch.zeros_like(x.detach()) if g is None else g
 ''',
+        ],
+        'wrong': [
+            # torch.autograd.functional.jacobian on a copy: ruled out by the task
             '''import torch
 def grad_of(f, x):
     return torch.autograd.functional.jacobian(f, x.detach().clone())
 ''',
-        ],
-        'wrong': [
             '''def grad_of(f, x):
     x.requires_grad_(True)
     f(x).backward()
@@ -1136,3 +1163,15 @@ def freeze_all_but_last(model):
 for _item, _table in MORE.items():
     for _kind, _codes in _table.items():
         ITEMS[_item].setdefault(_kind, []).extend(_codes)
+
+
+# Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
+# misconception, each right answer the key written another well-formed way.
+ITEMS['answer_where_log_grad'] = {
+    "wrong": ['answer_where_log_grad = "A"\n', 'answer_where_log_grad = "B"\n', 'answer_where_log_grad = "D"\n'],
+    "right": ['answer_where_log_grad = "C"\n', 'answer_where_log_grad = "c"\n', 'answer_where_log_grad = " C "\n', '# 0 times an infinite slope\nanswer_where_log_grad = "C"\n'],
+}
+ITEMS['answer_freeze_step'] = {
+    "wrong": ['answer_freeze_step = "A"\n', 'answer_freeze_step = "C"\n', 'answer_freeze_step = "D"\n'],
+    "right": ['answer_freeze_step = "B"\n', 'answer_freeze_step = "b"\n', 'answer_freeze_step = " B "\n', '# the old .grad still steps\nanswer_freeze_step = "B"\n'],
+}

@@ -997,3 +997,15 @@ def box_iou(a, b):
 for _item, _table in MORE.items():
     for _kind, _codes in _table.items():
         ITEMS[_item].setdefault(_kind, []).extend(_codes)
+
+
+# Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
+# misconception, each right answer the key written another well-formed way.
+ITEMS['answer_gather_dim0'] = {
+    "wrong": ['answer_gather_dim0 = "B"\n', 'answer_gather_dim0 = "C"\n', 'answer_gather_dim0 = "D"\n'],
+    "right": ['answer_gather_dim0 = "A"\n', 'answer_gather_dim0 = "a"\n', 'answer_gather_dim0 = " A "\n', '# the index picks the row, the column is j\nanswer_gather_dim0 = "A"\n'],
+}
+ITEMS['answer_index_broadcast_shape'] = {
+    "wrong": ['answer_index_broadcast_shape = (3, 7)\n', 'answer_index_broadcast_shape = (3, 2, 7)\n', 'answer_index_broadcast_shape = (2, 3)\n', 'answer_index_broadcast_shape = (6, 7)\n'],
+    "right": ['answer_index_broadcast_shape = (2, 3, 7)\n', 'answer_index_broadcast_shape = [2, 3, 7]\n', 'answer_index_broadcast_shape = torch.Size([2, 3, 7])\n', 'answer_index_broadcast_shape = tuple(torch.zeros(5, 6, 7)[torch.tensor([0, 2, 4]), torch.tensor([[1], [3]])].shape)\n'],
+}

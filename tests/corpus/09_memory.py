@@ -285,3 +285,11 @@ answer_write_expanded = "ABCD"[2]''',
         ],
     },
 }
+
+
+# Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
+# misconception, each right answer the key written another well-formed way.
+ITEMS['answer_permute_stride'] = {
+    "wrong": ['answer_permute_stride = (1, 12)\n', 'answer_permute_stride = (12, 1)\n', 'answer_permute_stride = (4, 1)\n', 'answer_permute_stride = (3, 1)\n'],
+    "right": ['answer_permute_stride = (1, 4)\n', 'answer_permute_stride = [1, 4]\n', 'answer_permute_stride = torch.Size([1, 4])\n', 'answer_permute_stride = torch.zeros(2, 3, 4).permute(2, 0, 1)[:, 1].stride()\n'],
+}

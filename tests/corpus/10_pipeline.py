@@ -513,10 +513,10 @@ def predict_bf16(weight, bias, x):
                   'answer_cuda_index = "B"  # cuda:0 has an index\n'],
     },
     "answer_unsynced_timing": {
-        "wrong": ['answer_unsynced_timing = "A"\n', 'answer_unsynced_timing = "B"\n', 'answer_unsynced_timing = "D"\n',
-                  'answer_unsynced_timing = ["C"]\n'],
-        "right": ['answer_unsynced_timing = "C"\n', 'answer_unsynced_timing = "c"\n', "answer_unsynced_timing = '\\tC'\n",
-                  '# only the queueing\nanswer_unsynced_timing = "C"\n'],
+        "wrong": ['answer_unsynced_timing = "A"\n', 'answer_unsynced_timing = "C"\n', 'answer_unsynced_timing = "D"\n',
+                  'answer_unsynced_timing = ["B"]\n'],
+        "right": ['answer_unsynced_timing = "B"\n', 'answer_unsynced_timing = "b"\n', "answer_unsynced_timing = '\\tB'\n",
+                  '# .item() waits for the GPU\nanswer_unsynced_timing = "B"\n'],
     },
     "answer_inference_tensor": {
         "wrong": ['answer_inference_tensor = "A"\n', 'answer_inference_tensor = "C"\n', 'answer_inference_tensor = "D"\n',
