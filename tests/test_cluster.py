@@ -209,6 +209,91 @@ def test_rerun_on_the_cluster_reuses_every_record(graded_on_cluster, cluster, tl
     assert records(course) == before and gradebook.score_table(course) == scores
 
 
+COPIES = 40  # the demo class handed in this many times over: several gradebook batches to kill the coordinator in
+KILLS = 4
+
+
+def handed_in_again(graded: Path, course: Path, copies: int) -> int:
+    """The graded class's submissions handed in again under new names, `copies` times in all, each
+    with the record grading it leaves (a record's key is what was handed in, not who handed it in);
+    how many submissions that makes."""
+    for folder in sorted((graded / "submitted").iterdir()):
+        for k in range(1, copies):
+            shutil.copytree(folder, course / "submitted" / f"{folder.name}-copy{k}")
+    for (student, assignment, notebook), record in records(graded).items():
+        for k in range(copies):
+            who = student if k == 0 else f"{student}-copy{k}"
+            path = course / ".autograder" / "results" / who / assignment / f"{notebook}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(dict(record, student=who)), encoding="utf-8")
+    return len(LESSONS) * len(DEMO) * copies
+
+
+def gradebook_rows(url: str) -> dict[str, list[tuple]]:
+    """Every row the grader writes in nbgrader's tables, by the names it joins (ids are random)."""
+    from sqlalchemy import create_engine, text
+
+    rows = "FROM submitted_assignment sa JOIN assignment a ON sa.assignment_id = a.id"
+    nbs = rows + " JOIN submitted_notebook sn ON sn.assignment_id = sa.id JOIN notebook n ON sn.notebook_id = n.id"
+    queries = {
+        "student": "SELECT id, first_name, last_name, email FROM student",
+        "submitted_assignment": f"SELECT a.name, sa.student_id, sa.timestamp, sa.extension {rows}",
+        "submitted_notebook": f"SELECT a.name, sa.student_id, n.name, sn.flagged, sn.late_submission_penalty {nbs}",
+        "grade": f"SELECT a.name, sa.student_id, n.name, c.name, c.type, g.auto_score, g.manual_score, g.extra_credit, "
+                 f"g.needs_manual_grade {nbs} JOIN grade g ON g.notebook_id = sn.id JOIN base_cell c ON g.cell_id = c.id",
+        "comment": f"SELECT a.name, sa.student_id, n.name, c.name, c.type, m.auto_comment, m.manual_comment {nbs} "
+                   "JOIN comment m ON m.notebook_id = sn.id JOIN base_cell c ON m.cell_id = c.id",
+    }
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return {table: sorted((tuple(r) for r in conn.execute(text(sql))), key=repr) for table, sql in queries.items()}
+    finally:
+        engine.dispose()
+
+
+def autograded_files(course: Path) -> dict[str, bytes]:
+    root = course / "autograded"
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_twice(graded_on_cluster, postgres,
+                                                                                        released, tmp_path):
+    import random
+
+    graded, _, _ = graded_on_cluster
+    clean = class_copy(released, postgres, tmp_path / "clean", "demo_clean")
+    submissions = handed_in_again(graded, clean, COPIES)
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "autograder", "grade"], cwd=clean, env=env, check=True, capture_output=True)
+    took = time.monotonic() - started
+    expected = gradebook_rows(gradebook.db_url(clean))
+    assert len(expected["submitted_assignment"]) == submissions
+    assert len({r[:4] for r in expected["grade"]}) == len(expected["grade"]), "one grade per cell and notebook"
+    scores = gradebook.score_table(clean)
+    assert all(items == scores[(a, s.split("-copy")[0])] for (a, s), items in scores.items())
+
+    course = class_copy(released, postgres, tmp_path / "killed", "demo_killed")
+    handed_in_again(graded, course, COPIES)
+    url = gradebook.db_url(course)
+    chance = random.Random(29)
+    partial = []
+    for _ in range(KILLS):
+        run = subprocess.Popen([sys.executable, "-m", "autograder", "grade"], cwd=course, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            run.wait(timeout=chance.uniform(0.3, 1.0) * took)
+        except subprocess.TimeoutExpired:
+            run.kill()
+        run.wait()
+        partial.append(len(gradebook_rows(url)["submitted_assignment"]))
+    subprocess.run([sys.executable, "-m", "autograder", "grade"], cwd=course, env=env, check=True, capture_output=True)
+    assert any(0 < n < submissions for n in partial), f"no kill came in the middle of the recording: {partial}"
+    assert gradebook_rows(url) == expected
+    assert autograded_files(course) == autograded_files(clean)
+
+
 def test_feedback_export_report_and_formgrader_on_postgresql(graded_on_cluster, tmp_path):
     course, _, _ = graded_on_cluster
     commands.feedback(course, assignments=LESSONS[:1])
@@ -410,3 +495,47 @@ def test_scheduler_restart_stops_the_run_and_the_next_run_resumes(cluster, certs
     found = records(course)
     assert {k: found[k] for k in kept} == kept, "what the first run recorded stays as it was"
     assert gradebook.score_table(course) == local[1]
+
+
+# ---------------------------------------------------------------- the recipes in docs/scaling.md
+
+
+def recipe(marker: str) -> str:
+    """The Python block of docs/scaling.md that contains `marker`."""
+    text = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
+    return next(block for block in blocks if marker in block)
+
+
+def test_the_dask_jobqueue_recipe_grades(certs, postgres, released, local, tmp_path):
+    """The SLURM recipe as written, its Security object, TLS settings and worker plugin, on
+    dask-jobqueue's LocalCluster (each job a process here), and a run graded through it."""
+    code = recipe("SLURMCluster")
+    code = "\n".join(line for line in code.splitlines() if not line.rstrip().endswith("# SLURM's own"))
+    for written, here in (("from dask_jobqueue import SLURMCluster", "from dask_jobqueue.local import LocalCluster as SLURMCluster"),
+                          ("/secure/grading/ca.pem", str(certs["ca"])), ("/secure/grading/grading.pem", str(certs["cert"])),
+                          ("/secure/grading/grading.key", str(certs["key"])), ("cores=16", "cores=1"), ("jobs=8", "jobs=1")):
+        assert written in code, f"the recipe no longer says {written!r}"
+        code = code.replace(written, here)
+    course = class_copy(released, postgres, tmp_path / "course", "demo_jobqueue")
+    graded: dict = {}
+
+    def grade_while_it_waits(prompt: str) -> str:
+        """The recipe's `input`: the instructor grades while the cluster is up."""
+        address = namespace["cluster"].scheduler_address
+        assert address.startswith("tls://")
+        with dask.config.set(tls_config(certs)), pytest.MonkeyPatch.context() as patch:
+            patch.setattr(engine, "Pool", refuse_local_pool)
+            graded["results"] = commands.grade(course, assignments=LESSONS[:1], cluster=address, progress=False)
+        return ""
+
+    namespace = {"__name__": "grading_cluster", "input": grade_while_it_waits, "print": lambda *args: None}
+    try:
+        exec(compile(code, "docs/scaling.md", "exec"), namespace)
+    finally:
+        if "cluster" in namespace:
+            namespace["cluster"].close()
+    expected = {k: v for k, v in local[0].items() if k[1] == LESSONS[0]}
+    assert graded["results"] == expected
+    assert gradebook.score_table(course) == {k: v for k, v in local[1].items() if k[0] == LESSONS[0]}
+    assert {r["worker"] for r in records(course).values()} - {"local"}, "graded by the recipe's worker"
