@@ -47,8 +47,11 @@ def _write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
 
     Records and autograded/ are not durable: a record lost to a power cut is graded again, and
     writes the same gradebook rows again (every write there finds what exists first)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
         if durable:
@@ -461,6 +464,7 @@ def grade(
             results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
         t0 = time.perf_counter()
         recorder.flush()
+        recorder.wait()
         clock["coordinator_s"] += time.perf_counter() - t0
     finally:
         recorder.close()
@@ -482,11 +486,13 @@ def grade(
 class Recorder:
     """Writes graded submissions to autograded/ and the gradebook, off the grading loop's path.
 
-    `finish` hands a submission's autograded notebooks to a writer thread and queues its gradebook
-    values; `flush` records the queued submissions in one gradebook transaction, once their
-    notebooks are on disk (so the gradebook never names a notebook autograded/ lacks). The
-    records under .autograder/results/ were written before: a run killed at any point loses no
-    grading, and the next run writes each submission again, over the same rows.
+    `finish` queues a submission's autograded notebooks and gradebook values; a full batch (or one
+    that waited long enough) goes to a writer thread, which writes the batch's notebooks, then
+    records the batch in one gradebook transaction (so the gradebook never names a notebook
+    autograded/ lacks), while the loop goes on. One batch is written at a time; an error stops
+    the run at the next batch. The records under .autograder/results/ were written before: a run
+    killed at any point loses no grading, and the next run writes each submission again, over
+    the same rows.
     """
 
     BATCH = 200  # submissions per gradebook transaction
@@ -498,8 +504,9 @@ class Recorder:
         self.course_dir = course_dir
         self.clock = clock
         self.book = gradebook.Writer(course_dir)
-        self.files = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="autograded")
-        self.queued: list[tuple[gradebook.Graded, object]] = []
+        self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="recorder")
+        self.writing = None  # the batch being written
+        self.queued: list[tuple[gradebook.Graded, tuple]] = []
         self.since = 0.0
 
     def finish(self, sub: Submission) -> str:
@@ -511,39 +518,48 @@ class Recorder:
             return "no notebook of this assignment was handed in"
         graded = {n: r["notebook_json"] for n, r in sub.results.items() if r.get("status") == "ok"}
         if graded:
-            written = self.files.submit(_write_autograded, self.course_dir / "autograded" / sub.student / sub.assignment,
-                                        sub.folder, graded)
             tampering = {n: {t["item"]: "; ".join(t["details"])[:1500] for t in r.get("tampering", []) if t.get("item")}
                          for n, r in sub.results.items()}
             notebooks = {name: None if name not in graded else gradebook.summarise(graded[name], tampering.get(name))
                          for name in sub.notebooks if name in graded or name not in sub.jobs}
-            timestamp = None
-            stamp = sub.folder / "timestamp.txt"
-            if stamp.is_file():
-                try:
-                    timestamp = parse_utc(stamp.read_text(encoding="utf-8").strip())
-                except (ValueError, OverflowError):
-                    timestamp = None
+            try:
+                timestamp = parse_utc((sub.folder / "timestamp.txt").read_text(encoding="utf-8").strip())
+            except (OSError, ValueError, OverflowError):
+                timestamp = None
             if not self.queued:
                 self.since = time.monotonic()
-            self.queued.append((gradebook.Graded(sub.assignment, sub.student, notebooks, timestamp), written))
+            files = (self.course_dir / "autograded" / sub.student / sub.assignment, sub.folder, graded)
+            self.queued.append((gradebook.Graded(sub.assignment, sub.student, notebooks, timestamp), files))
             self.flush(due=True)
         return "; ".join(errors) if errors else "ok"
 
     def flush(self, *, due: bool = False) -> None:
-        """Record what is queued; with `due`, only once a batch is full or has waited long enough."""
+        """Hand what is queued to the writer; with `due`, only once a batch is full or has waited long enough."""
         if not self.queued or (due and len(self.queued) < self.BATCH and time.monotonic() - self.since < self.WAIT_S):
             return
+        self.wait()
         batch, self.queued = self.queued, []
-        for _, written in batch:
-            written.result()
+        self.writing = self.writer.submit(self._write, batch)
+
+    def wait(self) -> None:
+        """Until the batch being written is written (its error, if it failed)."""
+        if self.writing is not None:
+            writing, self.writing = self.writing, None
+            writing.result()
+
+    def _write(self, batch: list) -> None:
+        for _, files in batch:
+            _write_autograded(*files)
         t0 = time.perf_counter()
         self.book.write([graded for graded, _ in batch])
         self.clock["gradebook_s"] += time.perf_counter() - t0
 
     def close(self) -> None:
-        self.files.shutdown(wait=True)
-        self.book.close()
+        try:
+            self.wait()
+        finally:
+            self.writer.shutdown(wait=True)
+            self.book.close()
 
 
 def _write_autograded(target: Path, folder: Path, graded: dict[str, str]) -> None:

@@ -210,11 +210,8 @@ def summarise(nb, flagged: dict[str, str] | None = None) -> dict:
     import nbformat
     from nbgrader import utils
 
-    from nbformat.v4.rwbase import rejoin_lines
-
     cells = json.loads(nb)["cells"] if isinstance(nb, str) else nb["cells"]
-    # only nbgrader's cells are read as nbformat reads a notebook (its lines joined): the rest can be large
-    ours = rejoin_lines(nbformat.from_dict({"cells": [c for c in cells if c.get("metadata", {}).get("nbgrader")]}))
+    ours = nbformat.from_dict({"cells": [_rule_view(c) for c in cells if c.get("metadata", {}).get("nbgrader")]})
     flagged = flagged or {}
     grades: dict[str, tuple] = {}
     comments: dict[str, str | None] = {}
@@ -234,6 +231,26 @@ def summarise(nb, flagged: dict[str, str] | None = None) -> dict:
             else:
                 comments[grade_id] = None
     return {"grades": grades, "comments": comments}
+
+
+def _rule_view(cell: dict) -> dict:
+    """What nbgrader's grading rules (`determine_grade`, `compute_checksum`) read of a cell: its type,
+    source and nbgrader metadata, and each output's kind, stream and result text (not images, not
+    tracebacks, which make most of a notebook's size)."""
+    def joined(text):  # nbformat joins a text kept as a list of lines when it reads a notebook
+        return "".join(text) if isinstance(text, list) else text
+
+    view = {"cell_type": cell.get("cell_type"), "source": joined(cell.get("source", "")),
+            "metadata": {"nbgrader": cell["metadata"]["nbgrader"]}}
+    if "outputs" in cell:
+        view["outputs"] = []
+        for output in cell["outputs"]:
+            kept = {key: output[key] for key in ("output_type", "name") if key in output}
+            if output.get("output_type") == "execute_result":
+                data = output.get("data", {})
+                kept["data"] = {"text/plain": joined(data["text/plain"])} if "text/plain" in data else {}
+            view["outputs"].append(kept)
+    return view
 
 
 class Writer:

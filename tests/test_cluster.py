@@ -22,7 +22,7 @@ from pathlib import Path
 import dask
 import pytest
 
-from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples
+from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples, stock
 from tests.conftest import ROOT, copy_course, use_gradebook
 from tests.servers import DaskCluster, free_port, make_certificates, tls_config, tls_env
 
@@ -300,6 +300,9 @@ def test_feedback_export_report_and_formgrader_on_postgresql(graded_on_cluster, 
     assert (course / "feedback" / "ada" / "01_tensors" / "01_tensors.html").is_file()
     csv_path, lms_path = commands.export(course, to=tmp_path / "grades.csv")
     assert lms_path.is_file()
+    stock.export_csv(course, tmp_path / "nbgrader.csv")  # `nbgrader export`: the same lines (its order of students is the database's)
+    ours, theirs = csv_path.read_text(encoding="utf-8").splitlines(), (tmp_path / "nbgrader.csv").read_text(encoding="utf-8").splitlines()
+    assert ours[0] == theirs[0] and sorted(ours) == sorted(theirs)
     rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
     totals = {(a, s): sum(items.values()) for (a, s), items in gradebook.score_table(course).items()}
     exported = {(r["assignment"], r["student_id"]): float(r["score"]) for r in rows if r["score"]}
