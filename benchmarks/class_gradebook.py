@@ -2,8 +2,9 @@
 
     python benchmarks/class_gradebook.py [--students 5000] [--assignments 10] [--seed 29]
 
-Starts PostgreSQL (default durability) on 127.0.0.1, releases the course's lessons into it (more
-assignments than lessons: a lesson is released again under another name), then records a class of
+Starts PostgreSQL (default durability) on 127.0.0.1, adds the course's lessons to it as nbgrader's
+generate_assignment records them (more assignments than lessons: a lesson comes again under another
+name), then records a class of
 --students students, each of whom handed in every assignment, through the grader's own batch writer
 (`gradebook.Writer`): every test cell scores its points or zero at random, seeded. Then it runs
 `autograder report` and `autograder export` on that gradebook, as an instructor would, each with its
@@ -31,26 +32,43 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
-from autograder import commands, gradebook, stock  # noqa: E402
+from autograder import commands, gradebook  # noqa: E402
 from tests.conftest import copy_course, use_gradebook  # noqa: E402
 from tests.servers import PostgreSQL  # noqa: E402
 
 BATCH = 500  # submissions per transaction
 
 
-def release_assignments(course: Path, count: int) -> list[str]:
-    """`count` assignments in the gradebook: the lessons, then lessons again under new names."""
+def add_assignments(course: Path, count: int) -> list[str]:
+    """`count` assignments in the gradebook, each with the cells of one of the course's source
+    notebooks, as `nbgrader generate_assignment` records them (more assignments than lessons: a
+    lesson comes again under another name)."""
+    import nbformat
+    from nbgrader import utils
+    from nbgrader.api import Gradebook
+
     lessons = commands.source_assignments(course)
-    names = []
-    for k in range(count):
-        lesson = lessons[k % len(lessons)]
-        name = lesson if k < len(lessons) else f"{lesson}_again{k // len(lessons)}"
-        if name != lesson:
-            shutil.copytree(course / "source" / lesson, course / "source" / name)
-        names.append(name)
     gradebook.ensure_schema(course)
-    for name in tqdm(names, desc="release", unit="assignment"):
-        stock.generate_assignment(course, name)
+    names = []
+    with Gradebook(gradebook.db_url(course)) as gb:
+        for k in tqdm(range(count), desc="assignments", unit="assignment"):
+            lesson = lessons[k % len(lessons)]
+            name = lesson if k < len(lessons) else f"{lesson}_again{k // len(lessons)}"
+            gb.add_assignment(name)
+            for path in sorted((course / "source" / lesson).glob("*.ipynb")):
+                gb.add_notebook(path.stem, name)
+                for cell in nbformat.read(path, as_version=4).cells:
+                    meta = cell.metadata.get("nbgrader", {})
+                    if not meta.get("grade_id"):
+                        continue
+                    gid = meta["grade_id"]
+                    if utils.is_grade(cell):
+                        gb.add_grade_cell(gid, path.stem, name, max_score=float(meta["points"]), cell_type=cell.cell_type)
+                    if utils.is_solution(cell):
+                        gb.add_solution_cell(gid, path.stem, name)
+                    if utils.is_task(cell):
+                        gb.add_task_cell(gid, path.stem, name, max_score=float(meta["points"]), cell_type=cell.cell_type)
+            names.append(name)
     return names
 
 
@@ -108,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         course = copy_course(work / "course", with_release=False)
         use_gradebook(course, pg.create_database("mooc"))
-        assignments = release_assignments(course, args.assignments)
+        assignments = add_assignments(course, args.assignments)
         recording = time.perf_counter()
         totals = record_class(course, assignments, args.students, args.seed)
         recording = time.perf_counter() - recording

@@ -270,7 +270,7 @@ def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_
     took = time.monotonic() - started
     expected = gradebook_rows(gradebook.db_url(clean))
     assert len(expected["submitted_assignment"]) == submissions
-    assert len({r[:4] for r in expected["grade"]}) == len(expected["grade"]), "one grade per cell and notebook"
+    assert len({r[:5] for r in expected["grade"]}) == len(expected["grade"]), "one grade per cell and notebook"
     scores = gradebook.score_table(clean)
     assert all(items == scores[(a, s.split("-copy")[0])] for (a, s), items in scores.items())
 
