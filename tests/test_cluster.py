@@ -273,16 +273,21 @@ def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_
     scores = gradebook.score_table(clean)
     assert all(items == scores[(a, s.split("-copy")[0])] for (a, s), items in scores.items())
 
-    course = class_copy(released, postgres, tmp_path / "killed", "demo_killed")
+    course = class_copy(released, postgres, tmp_path / "killed", "demo_coordinator_killed")
     handed_in_again(graded, course, COPIES)
     url = gradebook.db_url(course)
     chance = random.Random(29)
     partial = []
-    for _ in range(KILLS):
+    for attempt in range(KILLS):
         run = subprocess.Popen([sys.executable, "-m", "autograder", "grade"], cwd=course, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if attempt == 0:  # the first time, once its first batch is in: in the middle of the recording
+            wait_for(lambda: run.poll() is not None or gradebook_rows(url)["submitted_assignment"], "a first batch", timeout=600)
+            delay = chance.uniform(0.0, 0.5)
+        else:  # then anywhere in a run
+            delay = chance.uniform(0.1, 1.0) * took
         try:
-            run.wait(timeout=chance.uniform(0.3, 1.0) * took)
+            run.wait(timeout=delay)
         except subprocess.TimeoutExpired:
             run.kill()
         run.wait()
