@@ -6,6 +6,8 @@ Everything an instructor would otherwise set by hand lives here. The grader's ow
 
 import os
 
+from course_exchange.hubconfig import use_exchange
+
 c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -20,6 +22,10 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 # Lessons are single notebooks; nothing else in source/<id>/ is copied into the release.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+
+# Releases, submissions and feedback go through the exchange service (course_exchange/, a JupyterHub
+# service), never through a shared folder; deploy/jupyterhub/ runs it.
+use_exchange(c)
 
 # Test cells import the course package; importing torch can take a few seconds on a cold cache,
 # and the training lesson trains a small model.

@@ -146,9 +146,28 @@ def build_notebook(cells: list[Cell]) -> nbformat.NotebookNode:
     return nb
 
 
+TITLE = re.compile(r"^# (?:Lesson \d+: )?(?P<title>.+)$")
+
+
+def number_title(cells: list[Cell], number: int) -> None:
+    """Give the lesson's title (the first line of its first cell, a level-1 heading) its place in the course.
+
+    Students see "Lesson 6" on the lesson the course teaches sixth, whatever its id; a number written
+    in the lesson file is replaced, so a lesson added later, or moved in `lessons/ORDER`, is numbered too.
+    """
+    if cells and cells[0].kind == "markdown" and cells[0].lines:
+        match = TITLE.match(cells[0].lines[0])
+        if match:
+            cells[0].lines[0] = f"# Lesson {number}: {match['title']}"
+
+
 def render(lesson_file: Path) -> str:
-    """The source notebook's JSON text for a lesson file."""
+    """The source notebook's JSON text for a lesson file, its title numbered in course order."""
     cells = parse_lesson(lesson_file.read_text(encoding="utf-8"), name=str(lesson_file))
+    course_dir = lesson_file.parent.parent
+    order = course_order(course_dir)
+    if lesson_file.stem in order:
+        number_title(cells, order.index(lesson_file.stem) + 1)
     return nbformat.writes(build_notebook(cells)) + "\n"
 
 

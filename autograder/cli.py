@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder import commands
+from autograder import commands, stock
 from autograder.cluster import ClusterError
 
 
@@ -105,6 +105,7 @@ def _positive_int(value: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    stock.use_environment_bin()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

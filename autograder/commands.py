@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import authoring, bundle, config, gradebook, leaks, report, samples, stock
+from autograder import authoring, bundle, config, gradebook, leaks, limits as limits_mod, report, samples, stock
 
 
 class UsageError(ValueError):
@@ -156,7 +156,19 @@ def feedback(course_dir: Path, *, assignments: list[str] | None = None, student:
     for assignment in chosen:
         if (course_dir / "autograded").is_dir() and any((course_dir / "autograded").glob(f"*/{assignment}")):
             stock.generate_feedback(course_dir, assignment, student=student)
+    _cap_feedback(course_dir / "feedback", limits_mod.read_limits(course_dir).feedback_mb)
     return course_dir / "feedback"
+
+
+def _cap_feedback(folder: Path, megabytes: int) -> None:
+    """Replace each feedback page over `c.Autograder.max_feedback_mb` by a short page that says so (and print one line)."""
+    for page in sorted(folder.rglob("*.html")) if folder.is_dir() else []:
+        size = page.stat().st_size
+        if size > megabytes * 1024 * 1024:
+            page.write_text(f"<!DOCTYPE html><html><body><p>Your feedback for this notebook was {size / 1e6:.1f} MB, over the "
+                            f"course's limit of {megabytes} MB (c.Autograder.max_feedback_mb), so it is not shown here. Your "
+                            "scores are recorded; ask your instructor for the autograded notebook.</p></body></html>\n", encoding="utf-8")
+            print(f"  over a limit {page.relative_to(folder)}: feedback page of {size / 1e6:.1f} MB replaced (max_feedback_mb = {megabytes})")
 
 
 def export(course_dir: Path, *, to: Path, lms: Path | None = None, progress: bool = False) -> tuple[Path, Path]:
@@ -175,28 +187,41 @@ def make_report(course_dir: Path, *, out: Path, assignments: list[str] | None = 
         raise UsageError(str(exc)) from None
 
 
-def format_table(course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None) -> str:
-    """A plain-text score table: one block per assignment, a row per student, a column per item."""
+def format_table(course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None,
+                 width: int = 100) -> str:
+    """A plain-text score table per assignment: a row per item under its whole name, a column per
+    student, split into several tables when the class is too wide for `width` columns."""
     rows = gradebook.item_scores(course_dir, assignments=assignments)
     out: list[str] = []
     for assignment in sorted({r.assignment for r in rows}):
         mine = [r for r in rows if r.assignment == assignment]
-        items = sorted({r.item for r in mine}, key=lambda i: [r.item for r in mine].index(i))
+        items = list(dict.fromkeys(r.item for r in mine))
         maxima = {r.item: r.max_score for r in mine}
         students = sorted({r.student for r in mine})
-        short = [i.removeprefix("test_").removeprefix("answer_") for i in items]
-        width = max(6, *(len(s) for s in students))
-        out.append(f"\n{assignment}")
-        out.append(" " * width + "  " + "  ".join(f"{s[:12]:>12}" for s in short) + f"  {'total':>9}")
-        for who in students:
-            scores = {r.item: r.score for r in mine if r.student == who}
-            cells = [f"{scores.get(i, 0):>5g}/{maxima[i]:<6g}" for i in items]
-            total = sum(scores.values())
-            line = f"{who:<{width}}  " + "  ".join(f"{c:>12}" for c in cells) + f"  {total:>4g}/{sum(maxima.values()):<4g}"
-            if notes and who in notes:
-                line += f"  {notes[who]}"
-            out.append(line)
+        scores = {(r.student, r.item): r.score for r in mine}
+        names = [i.removeprefix("test_").removeprefix("answer_") for i in items] + ["total"]
+        label = max(len(n) for n in names)
+        cell = max(9, *(len(s) for s in students))
+        per_table = max(1, (width - label) // (cell + 2))
+        for first in range(0, len(students), per_table):
+            group = students[first:first + per_table]
+            out.append(f"\n{assignment}" + (f" (students {first + 1}-{first + len(group)})" if len(students) > per_table else ""))
+            out.append(" " * label + "".join(f"  {s:>{cell}}" for s in group))
+            for item, name in zip(items, names):
+                out.append(f"{name:<{label}}" + "".join(
+                    f"  {_score(scores.get((s, item), 0), maxima[item]):>{cell}}" for s in group))
+            total_max = sum(maxima.values())
+            out.append(f"{'total':<{label}}" + "".join(
+                f"  {_score(sum(scores.get((s, i), 0) for i in items), total_max):>{cell}}" for s in group))
+    shown = sorted({r.student for r in rows})
+    if notes and any(who in notes for who in shown):
+        out.append("")
+        out.extend(f"{who}: {notes[who]}" for who in shown if who in notes)
     return "\n".join(out)
+
+
+def _score(score: float, maximum: float) -> str:
+    return f"{score:g}/{maximum:g}"
 
 
 def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path | None = None, db_url: str | None = None) -> Path:
@@ -280,6 +305,9 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         for where, notes in sorted(stats.get("repairs", {}).items()):
             for note in notes:
                 print(f"  repaired {where}: {note}")
+        for where, notes in sorted(stats.get("limits", {}).items()):
+            for note in notes:
+                print(f"  over a limit {where}: {note}")
         for where, found in sorted(stats.get("tampering", {}).items()):
             for entry in found:
                 target = f"item {entry['item']}" if entry.get("item") else "outside any item"

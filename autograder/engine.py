@@ -13,6 +13,7 @@ reused, so an interrupted run resumes where it stopped and a re-run gives the sa
 from __future__ import annotations
 
 import collections
+import errno
 import hashlib
 import importlib.util
 import itertools
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import gradebook, jobs, limits as limits_mod, sandbox, zygote
+from autograder import cgroup, gradebook, jobs, limits as limits_mod, sandbox, zygote
 
 ENGINE_VERSION = "2"
 STATE_DIR = ".autograder"
@@ -98,6 +99,40 @@ def _has_symlink(folder: Path) -> bool:
     return False
 
 
+def _write_retrying(path: Path, text: str, *, tries: int = 3, durable: bool = True) -> None:
+    """`_write_atomic`, tried again after a pause when the disk is full or descriptors ran out (ENOSPC, EMFILE)."""
+    for attempt in range(tries):
+        try:
+            _write_atomic(path, text, durable=durable)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EMFILE, errno.ENFILE, errno.EDQUOT) or attempt == tries - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+
+
+def handed_in_files(folder: Path, limits: sandbox.Limits) -> tuple[list[dict], list[str]]:
+    """The files a student handed in beside the notebook, within the count and size caps; and a note when some were left out."""
+    kept: list[dict] = []
+    left: list[str] = []
+    total = 0
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.suffix == ".ipynb" or path.name == "timestamp.txt":
+            continue
+        size = path.stat().st_size
+        if len(kept) >= limits.files_count or total + size > limits.files_mb * 1024 * 1024:
+            left.append(str(path.relative_to(folder)))
+            continue
+        total += size
+        kept.append({"from": str(path), "to": str(path.relative_to(folder)), "student": True})
+    notes = []
+    if left:
+        notes.append(f"{len(left)} of the files handed in beside the notebook were not given to it: over the limit of "
+                     f"{limits.files_count} files and {limits.files_mb} MB (c.Autograder.max_handed_in_files, "
+                     f"max_handed_in_mb); left out: {', '.join(left[:5])}{' ...' if len(left) > 5 else ''}")
+    return kept, notes
+
+
 @dataclass
 class Submission:
     student: str
@@ -115,16 +150,20 @@ class Submission:
 class Pool:
     """The zygote and the judge workers; `run` yields results as they come, in any order."""
 
-    def __init__(self, course_dir: Path, workers: int, threads: int, *, allow_weak_sandbox: bool = False):
+    def __init__(self, course_dir: Path, workers: int, threads: int, *, allow_weak_sandbox: bool = False,
+                 limits: sandbox.Limits | None = None, environment: tuple[str, ...] = ()):
         self.course_dir = course_dir
         self.size = workers
         self.threads = threads
+        self.limits = limits or sandbox.Limits()
         self.scratch = Path(tempfile.mkdtemp(prefix="autograder-run-"))
+        self.groups = cgroup.Groups()
+        self._slots = itertools.count()
         master, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        argv = [sys.executable, "-m", "autograder.zygote", str(theirs.fileno()), str(threads)]
+        argv = [sys.executable, "-m", "autograder.zygote", str(theirs.fileno()), str(threads), ",".join(environment)]
         self.zygote = subprocess.Popen(
             sandbox.wrap_zygote(argv, course_dir=course_dir), pass_fds=[theirs.fileno()], cwd=self.scratch,
-            stdin=subprocess.DEVNULL, env=_env(threads),
+            stdin=subprocess.DEVNULL, env=_env(threads, environment),
         )
         theirs.close()
         self.master = master
@@ -149,9 +188,47 @@ class Pool:
             raise RuntimeError("the sandbox zygote did not start (see its messages above)")
         self._registered = True
         master.settimeout(None)
+        self._unacked = len(self.workers)
+        if sandbox.gpu_devices():
+            try:
+                self._check_devices(allow_weak_sandbox)
+            except BaseException:
+                self.close()
+                raise
 
-    def _start_worker(self) -> dict:
-        """A judge worker forked from this process, which has torch and the course imported already."""
+    def _check_devices(self, allow_weak: bool) -> None:
+        """Stop before any notebook when the sandbox sees other CUDA devices than the judges (`test_devices()` would differ)."""
+        from autograder import grading
+
+        judge_sees = _cuda_devices_in_a_fork()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        zygote.send_message(self.master, {"op": "add"}, [theirs.fileno()])
+        theirs.close()
+        self._ack_adds(self._unacked + 1)
+        self._unacked = 0
+        session = grading.Session(mine, [], self.limits, time.monotonic() + STARTUP_TIMEOUT, allow_weak=allow_weak)
+        try:
+            session.ensure([])
+            status, reply = session._run("import torch\nprint(torch.cuda.device_count())")
+            text = "".join(o.get("text", "") for o in reply.get("outputs", []) if isinstance(o, dict))
+        finally:
+            session.close()
+            mine.close()
+        child_sees = int(text.strip()) if status == "ok" and text.strip().isdigit() else -1
+        if child_sees != judge_sees:
+            raise sandbox.SandboxUnavailable(
+                f"the sandbox sees {child_sees} CUDA device(s), the judges {judge_sees}: every `test_devices()` case would "
+                "differ between them, so no notebook is graded. Check the /dev/nvidia* nodes and CUDA_VISIBLE_DEVICES.")
+
+    def _start_worker(self, slot: int | None = None) -> dict:
+        """A judge worker forked from this process, which has torch and the course imported already.
+
+        Slot `n` has two memory cgroups, where the machine offers them: `judge-n` for the judge
+        itself, `sandbox-n` for every process of the notebook it grades.
+        """
+        slot = next(self._slots) if slot is None else slot
+        judge_group = self.groups.create(f"judge-{slot}", self.limits.judge_memory_mb)
+        sandbox_group = self.groups.create(f"sandbox-{slot}", self.limits.memory_mb)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         zygote.send_message(self.master, {"op": "add"}, [mine.fileno()])
         mine.close()
@@ -172,7 +249,11 @@ class Pool:
                             stream.close()
                         except OSError:
                             pass
-                worker_loop(theirs, job_r, result_w)
+                if judge_group is not None:
+                    fd = judge_group.procs_fd()
+                    cgroup.join(fd)
+                    os.close(fd)
+                worker_loop(theirs, job_r, result_w, memory=sandbox_group)
             except BaseException:
                 traceback.print_exc()
                 code = 1
@@ -182,7 +263,7 @@ class Pool:
         os.close(job_r)
         os.close(result_w)
         return {"pid": pid, "stdin": os.fdopen(job_w, "w", encoding="utf-8"), "stdout": os.fdopen(result_r, "r", encoding="utf-8"),
-                "job": None, "since": 0.0}
+                "job": None, "since": 0.0, "slot": slot, "group": judge_group, "ooms": judge_group.oom_kills() if judge_group else 0}
 
     def _ack_adds(self, count: int) -> None:
         for _ in range(count):
@@ -195,8 +276,8 @@ class Pool:
         source = iter(jobs)
         pending: collections.deque = collections.deque()
         selector = selectors.DefaultSelector()
-        acks = len(self.workers)
-        self._ack_adds(acks)
+        self._ack_adds(self._unacked)
+        self._unacked = 0
         for worker in self.workers:
             selector.register(worker["stdout"], selectors.EVENT_READ, worker)
         if incoming is not None:
@@ -238,10 +319,13 @@ class Pool:
                     yield result
                     continue
                 selector.unregister(worker["stdout"])
+                over = worker["group"] is not None and worker["group"].oom_kills() > worker["ooms"]
                 self._replace(worker, selector)
                 if job is not None:
                     busy -= 1
-                    yield _failed(job, "the grader's worker process stopped while grading this notebook")
+                    yield _failed(job, f"the grader's judge for this notebook went over its memory limit (c.Autograder.judge_memory_mb = "
+                                       f"{self.limits.judge_memory_mb} MB) and was stopped" if over
+                                  else "the grader's worker process stopped while grading this notebook")
             now = time.monotonic()
             for worker in self.workers:
                 if worker["job"] is not None and now - worker["since"] > _budget(worker["job"], limits):
@@ -259,7 +343,7 @@ class Pool:
                 stream.close()
             except OSError:
                 pass
-        fresh = self._start_worker()
+        fresh = self._start_worker(worker["slot"])
         self._ack_adds(1)
         worker.update(fresh)
         selector.register(worker["stdout"], selectors.EVENT_READ, worker)
@@ -282,11 +366,31 @@ class Pool:
         except subprocess.TimeoutExpired:
             self.zygote.kill()
             self.zygote.wait()
+        self.groups.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def _env(threads: int) -> dict:
-    env = dict(os.environ)
+def _cuda_devices_in_a_fork() -> int:
+    """How many CUDA devices torch sees, asked in a throwaway child so this process never initialises CUDA before forking judges."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            import torch
+
+            os.write(write_end, str(torch.cuda.device_count()).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as handle:
+        data = handle.read()
+    os.waitpid(pid, 0)
+    return int(data) if data.strip().isdigit() else 0
+
+
+def _env(threads: int, environment: tuple[str, ...] = ()) -> dict:
+    """The zygote's environment: only what `sandbox.ENV_ALLOWED` and `environment` name, never the grader's secrets."""
+    env = sandbox.sandbox_environment(os.environ, extra=environment)
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         env[name] = str(threads)
     env.setdefault("MPLBACKEND", "Agg")
@@ -332,6 +436,7 @@ def grade(
     use_course_references(course_dir)
     gradebook.ensure_schema(course_dir)
     limits = limits_mod.read_limits(course_dir)
+    environment = limits_mod.read_environment(course_dir)
     state = course_dir / STATE_DIR
     code_hash = _course_code_hash()
     templates: dict[tuple[str, str], tuple[Path, str]] = {}
@@ -362,10 +467,7 @@ def grade(
         if _has_symlink(folder):
             sub.reason = "the submission contains a symbolic link: refused"
             continue
-        extras = [
-            {"from": str(p), "to": str(p.relative_to(folder))}
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix != ".ipynb" and p.name != "timestamp.txt"
-        ]
+        extras, notes = handed_in_files(folder, limits)
         source_dir = course_dir / "source" / assignment
         extras += [
             {"from": str(p), "to": str(p.relative_to(source_dir))}
@@ -386,7 +488,7 @@ def grade(
                 "key": key, "student": student, "assignment": assignment, "notebook": name,
                 "submission": str(path), "template": str(template_path), "limits": limits_mod.as_dict(limits),
                 "extra_files": extras, "tests_in_sandbox": tests_in_sandbox, "allow_weak_sandbox": allow_weak_sandbox,
-                "code": code_hash,
+                "code": code_hash, "notes": notes,
             }
 
     def record_path(job: dict) -> Path:
@@ -438,7 +540,8 @@ def grade(
                 count = workers or os.cpu_count() or 1
                 count = max(1, min(count, len(to_run)))
                 threads = max(1, (os.cpu_count() or 1) // count)
-                pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox)
+                pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox, limits=limits,
+                            environment=environment)
             startup_s = time.perf_counter() - started
             try:
                 for result in pool.run((jobs.load(job) for job in to_run), limits):
@@ -448,7 +551,10 @@ def grade(
                         continue  # a job that ran twice is recorded once
                     job = sub.jobs[result["notebook"]]
                     result.setdefault("worker", "local")
-                    _write_atomic(record_path(job), json.dumps(result), durable=False)
+                    try:
+                        _write_retrying(record_path(job), json.dumps(result), durable=False)
+                    except OSError as exc:
+                        result = _failed(job, f"the grader could not write this notebook's record: {exc}")
                     sub.results[result["notebook"]] = result
                     fresh.append(result)
                     timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
@@ -465,6 +571,7 @@ def grade(
         t0 = time.perf_counter()
         recorder.flush()
         recorder.wait()
+        results.update(recorder.unwritten)
         clock["coordinator_s"] += time.perf_counter() - t0
     finally:
         recorder.close()
@@ -479,6 +586,7 @@ def grade(
         stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
         stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
         stats["failures"] = {f"{s.student}/{s.assignment}/{n}": r["failures"] for s in submissions for n, r in s.results.items() if r.get("failures")}
+        stats["limits"] = {f"{s.student}/{s.assignment}/{n}": r["limits"] for s in submissions for n, r in s.results.items() if r.get("limits")}
         stats["tampering"] = {f"{s.student}/{s.assignment}/{n}": r["tampering"] for s in submissions for n, r in s.results.items() if r.get("tampering")}
     return results
 
@@ -490,9 +598,10 @@ class Recorder:
     that waited long enough) goes to a writer thread, which writes the batch's notebooks, then
     records the batch in one gradebook transaction (so the gradebook never names a notebook
     autograded/ lacks), while the loop goes on. One batch is written at a time; an error stops
-    the run at the next batch. The records under .autograder/results/ were written before: a run
-    killed at any point loses no grading, and the next run writes each submission again, over
-    the same rows.
+    the run at the next batch. A submission whose autograded/ folder cannot be written (a full
+    disk) stays out of the gradebook and is reported in `unwritten`. The records under
+    .autograder/results/ were written before: a run killed at any point loses no grading, and the
+    next run writes each submission again, over the same rows.
     """
 
     BATCH = 200  # submissions per gradebook transaction
@@ -508,6 +617,7 @@ class Recorder:
         self.writing = None  # the batch being written
         self.queued: list[tuple[gradebook.Graded, tuple]] = []
         self.since = 0.0
+        self.unwritten: dict[tuple[str, str], str] = {}  # (student, assignment): why autograded/ was not written
 
     def finish(self, sub: Submission) -> str:
         """Queue a submission whose notebooks all have results; its status ("ok" or why not)."""
@@ -528,7 +638,8 @@ class Recorder:
                 timestamp = None
             if not self.queued:
                 self.since = time.monotonic()
-            files = (self.course_dir / "autograded" / sub.student / sub.assignment, sub.folder, graded)
+            handed_in = {e["to"] for j in sub.jobs.values() for e in j.get("extra_files", []) if e.get("student")}
+            files = (self.course_dir / "autograded" / sub.student / sub.assignment, sub.folder, handed_in, graded)
             self.queued.append((gradebook.Graded(sub.assignment, sub.student, notebooks, timestamp), files))
             self.flush(due=True)
         return "; ".join(errors) if errors else "ok"
@@ -548,10 +659,16 @@ class Recorder:
             writing.result()
 
     def _write(self, batch: list) -> None:
-        for _, files in batch:
-            _write_autograded(*files)
+        written = []
+        for graded, files in batch:
+            try:
+                _write_autograded(*files)
+            except OSError as exc:
+                self.unwritten[(graded.student, graded.assignment)] = f"the grader could not write the autograded notebook: {exc}"
+                continue
+            written.append(graded)
         t0 = time.perf_counter()
-        self.book.write([graded for graded, _ in batch])
+        self.book.write(written)
         self.clock["gradebook_s"] += time.perf_counter() - t0
 
     def close(self) -> None:
@@ -562,14 +679,15 @@ class Recorder:
             self.book.close()
 
 
-def _write_autograded(target: Path, folder: Path, graded: dict[str, str]) -> None:
-    """autograded/STUDENT/ASSIGNMENT: the submission's other files, and each notebook as the judge
-    wrote it (with nbformat, validated there)."""
+def _write_autograded(target: Path, folder: Path, handed_in: set[str], graded: dict[str, str]) -> None:
+    """autograded/STUDENT/ASSIGNMENT: the files handed in that the notebook was given (`handed_in`,
+    within the caps) and timestamp.txt, and each notebook as the judge wrote it (with nbformat,
+    validated there)."""
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb":
+        if path.is_file() and not path.is_symlink() and (str(path.relative_to(folder)) in handed_in or path.name == "timestamp.txt"):
             dest = target / path.relative_to(folder)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest)
@@ -605,7 +723,7 @@ def _kill(pid: int) -> None:
         pass
 
 
-def worker_loop(control: socket.socket, job_fd: int, result_fd: int) -> None:
+def worker_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: cgroup.Group | None = None) -> None:
     """A judge worker: one JSON job per line in, one JSON result per line out."""
     import signal
 
@@ -620,7 +738,7 @@ def worker_loop(control: socket.socket, job_fd: int, result_fd: int) -> None:
     for line in os.fdopen(job_fd, "r", encoding="utf-8"):
         job = json.loads(line)
         try:
-            result = grading.grade_job(job, control)
+            result = grading.grade_job(job, control, memory=memory)
         except Exception as exc:
             traceback.print_exc()
             result = _failed(job, f"grader error: {type(exc).__name__}: {exc}")

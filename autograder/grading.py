@@ -32,10 +32,14 @@ class Session:
     that ran the whole notebook.
     """
 
-    def __init__(self, control: socket.socket, files: list[tuple[str, bytes]], limits: Any, deadline: float, *, allow_weak: bool = False):
+    def __init__(self, control: socket.socket, files: list[tuple[str, bytes]], limits: Any, deadline: float, *, allow_weak: bool = False,
+                 memory: Any = None, budget: wire.Budget | None = None):
         self.control = control
         self.files = files
         self.allow_weak = allow_weak
+        self.memory = memory  # the notebook's memory cgroup (`cgroup.Group`), which every child joins; None where there is none
+        self.ooms = memory.oom_kills() if memory is not None else 0
+        self.budget = budget if budget is not None else wire.Budget()
         self.limits = limits
         self.notebook_deadline = deadline
         self.history: list[str] = []
@@ -54,17 +58,22 @@ class Session:
     def _fork(self) -> None:
         started = time.perf_counter()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        fds = [theirs.fileno()]
         try:
-            zygote.send_message(self.control, {"op": "fork", "limits": limits_mod.as_dict(self.limits), "allow_weak": self.allow_weak}, [theirs.fileno()])
+            if self.memory is not None:
+                fds.append(self.memory.procs_fd())
+            zygote.send_message(self.control, {"op": "fork", "limits": limits_mod.as_dict(self.limits), "allow_weak": self.allow_weak}, fds)
             reply, _ = zygote.recv_message(self.control)
         finally:
             theirs.close()
+            for fd in fds[1:]:
+                os.close(fd)
         if not reply or type(reply.get("pid")) is not int:
             mine.close()
             raise RuntimeError(f"the sandbox could not start a process: {reply}")
         self.pid = reply["pid"]
         self.forks += 1
-        self.channel = wire.Channel(mine)
+        self.channel = wire.Channel(mine, budget=self.budget)
         try:
             hello, _ = self.channel.recv(deadline=time.monotonic() + 60)
         except (wire.Timeout, wire.ChannelClosed, wire.WireError):
@@ -83,7 +92,8 @@ class Session:
             self.channel.send({"op": "files", "names": [name for name, _ in self.files]}, [data for _, data in self.files])
             reply, _, _ = self.conn.recv(time.monotonic() + 60)
             if "value" not in reply:
-                raise RuntimeError("the notebook's files could not be put in its folder")
+                error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+                raise RuntimeError(f"the notebook's files could not be put in its folder: {str(error.get('msg', 'no reason given'))[:300]}")
         self.fork_s += time.perf_counter() - started
 
     def kill(self) -> None:
@@ -111,6 +121,14 @@ class Session:
             except (wire.ChannelClosed, wire.Timeout, wire.WireError):
                 pass
         self.kill()
+
+    def memory_hit(self) -> bool:
+        """Whether the kernel killed a process of this notebook for its memory limit since the last call."""
+        if self.memory is None:
+            return False
+        count = self.memory.oom_kills()
+        hit, self.ooms = count > self.ooms, count
+        return hit
 
     def take_events(self) -> list[str]:
         events = self.events + (self.conn.take_events() if self.conn is not None else [])
@@ -243,7 +261,8 @@ class Session:
         return child
 
     def _fresh_prober(self, history: list[str]) -> "Session":
-        child = Session(self.control, self.files, self.limits, self.notebook_deadline, allow_weak=self.allow_weak)
+        child = Session(self.control, self.files, self.limits, self.notebook_deadline, allow_weak=self.allow_weak,
+                        memory=self.memory, budget=self.budget)
         child.history = list(history)
         child.test_deadline = self.test_deadline
         child.ensure([])
@@ -305,6 +324,21 @@ def _clean_outputs(outputs: Any) -> list[dict]:
     return clean
 
 
+def _test_outputs(outputs: Any) -> list[dict]:
+    """A test cell's outputs, with what it wrote to stderr shown as stdout.
+
+    A test's score is its verdict: nbgrader scores a test cell 0 when its outputs hold a stderr
+    stream, so a warning from the student's code (PyTorch's UserWarnings) must not cost a passing
+    test; a failing one still holds its error. `course.checks.show_stderr_on_stdout` applies the
+    same rule in a notebook kernel, for stock nbgrader and for the student.
+    """
+    clean = _clean_outputs(outputs)
+    for out in clean:
+        if out["output_type"] == "stream":
+            out["name"] = "stdout"
+    return clean
+
+
 def _error_output(ename: str, evalue: str) -> dict:
     return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
@@ -320,8 +354,41 @@ def _item_of(cell: Any) -> str | None:
     return grade_id if meta.get("solution") else None
 
 
-def grade_job(job: dict, control: socket.socket) -> dict:
-    """Grade one notebook; never raises for anything the submission does."""
+def _output_size(outputs: list) -> int:
+    return sum(len(json.dumps(o)) for o in outputs)
+
+
+def _over_note(what: str) -> dict:
+    """On stdout: nbgrader scores a test cell with anything on stderr as failed."""
+    return nbformat.v4.new_output("stream", name="stdout", text=f"[outputs not kept: {what}]\n")
+
+
+def _fit_notebook(nb: Any, limit_bytes: int, text: str | None = None) -> bool:
+    """Replace the largest outputs by a note until the notebook (written: `text`) is within `limit_bytes`; whether any were."""
+    size = len(text if text is not None else nbformat.writes(nb))
+    if size <= limit_bytes:
+        return False
+    cells = sorted((c for c in nb.cells if c.get("cell_type") == "code" and c.get("outputs")), key=lambda c: -_output_size(c.outputs))
+    for cell in cells:
+        before = _output_size(cell.outputs)
+        cell.outputs = [_over_note(f"the autograded notebook was over its size limit ({limit_bytes // (1024 * 1024)} MB)")]
+        size -= before - _output_size(cell.outputs)
+        if size <= limit_bytes:
+            break
+    return True
+
+
+def _add_notes(nb: Any, notes: list[str]) -> None:
+    """The grader's notes about this notebook's limits, as a markdown cell at the top (the student's feedback shows it)."""
+    text = "**Notes from the grader**\n\n" + "\n".join(f"- {note}" for note in notes)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(text, metadata={"autograder": {"notes": True}}))
+
+
+def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
+    """Grade one notebook; never raises for anything the submission does.
+
+    `memory` is the judge's memory cgroup for the notebook's processes (`cgroup.Group`), or None.
+    """
     started = time.perf_counter()
     result = {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
               "status": "ok", "reason": "", "notebook_json": None, "repairs": [], "failures": [], "warnings": [],
@@ -339,8 +406,30 @@ def grade_job(job: dict, control: socket.socket) -> dict:
     if in_sandbox:
         result["warnings"].append("test cells ran inside the student's process (--in-sandbox-tests): the grades can be forged")
     files = jobs.files(job)
+    notes = [str(n) for n in job.get("notes", [])]
+    if memory is not None:
+        try:
+            memory.set_limit(limits.memory_mb)
+        except OSError:
+            pass  # the group keeps the limit the pool gave it
     deadline = time.monotonic() + limits.notebook_timeout
-    session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")))
+    session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")), memory=memory)
+    output_left = limits.notebook_output_mb * 1024 * 1024
+    over_memory = _error_output("MemoryError", f"a process of this cell went over the notebook's memory limit ({limits.memory_mb} MB for all "
+                                "its processes and files together, c.Autograder.memory_limit_mb) and the grader stopped it")
+
+    def kept(outputs: list) -> list:
+        """`outputs`, or a note once the notebook's total recorded output is spent."""
+        nonlocal output_left
+        size = _output_size(outputs)
+        if size <= output_left:
+            output_left -= size
+            return outputs
+        if output_left >= 0:
+            notes.append(f"outputs past the notebook's limit of {limits.notebook_output_mb} MB in all (c.Autograder.max_notebook_output_mb) were not kept")
+            output_left = -1
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        return [_over_note(f"the notebook is over its limit of {limits.notebook_output_mb} MB of output in all")] + errors[:1]
     failures: list[dict] = []
     tampering: dict[str | None, list[str]] = {}
     test_seconds: dict[str, float] = {}
@@ -379,7 +468,9 @@ def grade_job(job: dict, control: socket.socket) -> dict:
                     tampered(item, verdict.tampering)
                     judge_s += time.perf_counter() - t0
                     test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
-                    cell.outputs = _clean_outputs(verdict.outputs)
+                    cell.outputs = kept(_test_outputs(verdict.outputs))
+                    if session.memory_hit():
+                        cell.outputs.append(over_memory)
                     cell.execution_count = count
                     if verdict.died:
                         failures.append({"cell": index, "kind": "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash"), "detail": verdict.evalue})
@@ -396,15 +487,19 @@ def grade_job(job: dict, control: socket.socket) -> dict:
                 if status in ("ok", "error"):
                     cell.outputs = _clean_outputs(reply.get("outputs"))
                     if role == "test":  # a traceback would show the hidden tests' source
-                        cell.outputs = [_error_output(o.ename, o.evalue) if o.output_type == "error" else o for o in cell.outputs]
+                        cell.outputs = [_error_output(o.ename, o.evalue) if o.output_type == "error" else o for o in _test_outputs(cell.outputs)]
                     if status == "error" and not any(o["output_type"] == "error" for o in cell.outputs):
                         cell.outputs.append(_error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", ""))))
+                    cell.outputs = kept(cell.outputs)
                 elif status == "timeout":
                     cell.outputs = [_error_output("TimeoutError", f"this cell ran past the grader's time limit ({limits.cell_timeout:g} s per cell) and was stopped; the rest of the notebook was graded without it")]
                     failures.append({"cell": index, "kind": "timeout"})
                 else:
                     cell.outputs = [_error_output("DeadKernelError", "this cell ended its process (it crashed or exited); the rest of the notebook was graded without it")]
                     failures.append({"cell": index, "kind": "crash"})
+                if session.memory_hit():
+                    cell.outputs = [o for o in cell.outputs if o.get("ename") != "DeadKernelError"] + [over_memory]
+                    failures.append({"cell": index, "kind": "memory limit"})
     except RuntimeError as exc:
         result.update(status="error", reason=str(exc))
         return result
@@ -419,7 +514,15 @@ def grade_job(job: dict, control: socket.socket) -> dict:
             detail = "; ".join(tampering[item])[:2000]
             cell.outputs = [_error_output("TamperingDetected", f"the grader found the notebook interfering with its checks: {detail}. "
                                           "This item scores nothing until an instructor has reviewed it.")]
-    result["notebook_json"] = nbformat.writes(nb)
+    text = nbformat.writes(nb)
+    if _fit_notebook(nb, limits.autograded_mb * 1024 * 1024, text):
+        notes.append(f"the autograded notebook was over its limit of {limits.autograded_mb} MB (c.Autograder.max_autograded_mb): "
+                     "its largest outputs were replaced by a note")
+    if notes:
+        _add_notes(nb, notes)
+        result["limits"] = notes
+        text = nbformat.writes(nb)
+    result["notebook_json"] = text
     result["timings"] = {"student_s": student_s, "judge_s": judge_s, "total_s": time.perf_counter() - started,
                          "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s, "tests": test_seconds}
     return result

@@ -278,6 +278,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     from json.encoder import c_make_encoder, encode_basestring_ascii
 
     from course import probes
+    from course.probes.ops import OpWatch
 
     def refuse(value: Any) -> Any:
         raise TypeError("not plain data")
@@ -287,8 +288,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     real_top = autograd_c._top_saved_tensors_default_hooks
     library = _ev.library_prefixes()
     # [0 fd, 1 key, 2 counter, 3 armed, 4 busy, 5 line counting, 6 channel id, 7 witness hooks,
-    #  8 code allowed to send frames, 9 ids of the guard's own functions]
-    S: list = [-1, b"", 0, False, 0, None, None, None, frozenset(), frozenset()]
+    #  8 code allowed to send frames, 9 ids of the guard's own functions, 10 operation watch]
+    S: list = [-1, b"", 0, False, 0, None, None, None, frozenset(), frozenset(), None]
 
     def frame(payload: dict, buffers: list, _S=S, _write=os.write, _encode=encode, _join="".join, _pack=FRAME_PREFIX.pack,
               _mac=_mac, _len=len, _getframe=sys._getframe, _dict=dict, _str=str, _memoryview=memoryview,
@@ -487,10 +488,16 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 _gc_on()
             _mask(_setmask, old_mask)
 
-    def clean(_S=S, _settrace=sys.settrace, _pop=wrappers["_pop_saved_tensors_default_hooks"], _top=real_top) -> None:
-        """Undo what a probe set up (line counting, the saved-tensor witness)."""
+    def clean(_S=S, _settrace=sys.settrace, _pop=wrappers["_pop_saved_tensors_default_hooks"], _top=real_top,
+              _modes=torch._C._len_torch_dispatch_stack, _mode_at=torch._C._get_dispatch_stack_at,
+              _pop_mode=torch._C._pop_torch_dispatch_stack) -> None:
+        """Undo what a probe set up (line counting, the saved-tensor witness, the operation watch)."""
         _S[4] += 1
         try:
+            if _S[10] is not None:
+                if _modes() and _mode_at(_modes() - 1) is _S[10]:
+                    _pop_mode(None)
+                _S[10] = None
             if _S[5] is not None:
                 _settrace(None)
                 _S[5] = None
@@ -511,7 +518,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
         def sealer(command: str, *rest: Any, _S=_S, _sealed=_sealed, _frame=_frame, _req=request, _witness=witness,
                    _settrace=_settrace, _push=_push, _library=_library, _tuple=_tuple, _tamper=_tamper,
-                   _waitid=os.waitid, _P_ALL=os.P_ALL, _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT) -> Any:
+                   _waitid=os.waitid, _P_ALL=os.P_ALL, _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT,
+                   _watch=OpWatch, _push_mode=torch._C._push_on_torch_dispatch_stack,
+                   _pop_mode=torch._C._pop_torch_dispatch_stack, _modes=torch._C._len_torch_dispatch_stack,
+                   _mode_at=torch._C._get_dispatch_stack_at, _list=list, _type=type, _str=str) -> Any:
             _S[4] += 1
             try:
                 if command == "seal":
@@ -558,6 +568,25 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     counted = _S[5][0][0] if _S[5] is not None else 0
                     _S[5] = None
                     return counted
+                elif command == "ops":
+                    if _modes() != 0:
+                        detail = "a torch dispatch mode was active when the grader started watching operations"
+                        _frame({"kind": "tamper", "event": "ops", "detail": detail, "req": _req}, [])
+                        raise _tamper(detail)
+                    mode = _watch([name for name in rest[0] if _type(name) is _str])
+                    _push_mode(mode)
+                    _S[10] = mode
+                elif command == "ops_seen":
+                    mode = _S[10]
+                    _S[10] = None
+                    if mode is None:
+                        return []
+                    if _modes() != 1 or _mode_at(0) is not mode:
+                        detail = "the notebook's code removed or covered the grader's operation watch"
+                        _frame({"kind": "tamper", "event": "ops", "detail": detail, "req": _req}, [])
+                        raise _tamper(detail)
+                    _pop_mode(None)
+                    return _list(mode.seen)
                 else:
                     raise ValueError(f"unknown probe command {command!r}")
             finally:

@@ -17,21 +17,14 @@ import html
 import io
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import gradebook
 
-CONCEPTS = {
-    "01_tensors": "shape",
-    "02_dtype": "dtype",
-    "03_device": "device",
-    "04_numpy": "NumPy interop",
-    "05_shapes": "shape",
-    "06_autograd": "autograd",
-    "07_training": "training",
-}
+LESSON_NUMBER = re.compile(r"^\s*lesson\s+\d+\s*[:.-]\s*", re.IGNORECASE)
 TOO_HARD = 0.2
 WEAK_DISCRIMINATION = 0.2
 MIN_STUDENTS_FOR_DISCRIMINATION = 5
@@ -46,6 +39,7 @@ class ItemStats:
     scores: dict[str, float]
     discrimination: float | None
     failures: Counter = field(default_factory=Counter)
+    concept: str = ""
 
     @property
     def mean_score(self) -> float:
@@ -56,8 +50,9 @@ class ItemStats:
         return sum(s >= self.max_points for s in self.scores.values()) / len(self.scores) if self.scores else 0.0
 
     @property
-    def concept(self) -> str:
-        return CONCEPTS.get(self.assignment, self.assignment)
+    def name(self) -> str:
+        """The item as students see it: the function, class or quiz variable, not its test cell."""
+        return self.item.removeprefix("test_")
 
     @property
     def flags(self) -> list[str]:
@@ -95,15 +90,39 @@ def item_stats(course_dir: Path, *, assignments: list[str] | None = None) -> lis
         maxima[(row.assignment, row.item)] = row.max_score
         totals[(row.assignment, row.student)] += row.score
     failures = failure_messages(course_dir)
+    concepts = {a: lesson_concept(course_dir, a) for a, _ in by_item}
     stats = []
     for (assignment, item), scores in by_item.items():
         students = sorted(scores)
         own = [scores[s] for s in students]
         rest = [totals[(assignment, s)] - scores[s] for s in students]
         stats.append(
-            ItemStats(assignment, item, maxima[(assignment, item)], scores, pearson(own, rest), failures.get((assignment, item), Counter()))
+            ItemStats(assignment, item, maxima[(assignment, item)], scores, pearson(own, rest),
+                      failures.get((assignment, item), Counter()), concepts[assignment])
         )
-    return sorted(stats, key=lambda s: (s.assignment, s.item))
+    return sorted(stats, key=lambda s: (s.assignment, s.name))
+
+
+def lesson_concept(course_dir: Path, assignment: str) -> str:
+    """What a lesson teaches, as the lesson itself declares it: the title of its source notebook
+    (without "Lesson N:"); the assignment id when there is no source notebook or title."""
+    folder = course_dir / "source" / assignment
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError):
+            continue
+        for cell in cells:
+            if cell.get("cell_type") != "markdown":
+                continue
+            text = "".join(cell.get("source", [])) if isinstance(cell.get("source"), list) else cell.get("source", "")
+            for line in text.splitlines():
+                if line.startswith("# "):
+                    title = LESSON_NUMBER.sub("", line[2:].strip()).strip()
+                    if title:
+                        return title[0].upper() + title[1:]
+            break
+    return assignment
 
 
 def failure_messages(course_dir: Path) -> dict[tuple[str, str], Counter]:
@@ -140,7 +159,7 @@ def write_items_csv(stats: list[ItemStats], path: Path) -> Path:
             writer.writerow(
                 [
                     s.assignment,
-                    s.item,
+                    s.name,
                     f"{s.max_points:g}",
                     f"{s.mean_score:.4f}",
                     "" if s.discrimination is None else f"{s.discrimination:.4f}",
@@ -187,21 +206,7 @@ def _figures(stats: list[ItemStats], totals: dict[str, float], possible: float, 
     ax.set_title("Score distribution")
     figures["distribution"] = _png(fig)
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    xs = [s.mean_score / s.max_points if s.max_points else 0 for s in stats]
-    ys = [s.discrimination if s.discrimination is not None else 0 for s in stats]
-    colors = ["#c0392b" if s.flags else "#4878a8" for s in stats]
-    ax.scatter(xs, ys, c=colors)
-    for s, x, y in zip(stats, xs, ys):
-        ax.annotate(s.item.removeprefix("test_"), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    ax.axhline(WEAK_DISCRIMINATION, color="grey", linestyle=":")
-    ax.axvline(TOO_HARD, color="grey", linestyle=":")
-    ax.set_xlim(-0.05, 1.05)
-    ax.set_ylim(-1.05, 1.05)
-    ax.set_xlabel("difficulty: mean score (share of points)")
-    ax.set_ylabel("discrimination")
-    ax.set_title("Items (red: flagged)")
-    figures["items"] = _png(fig)
+    figures["items"] = _png(item_figure(stats)[0])
 
     names = list(concept_mastery)
     fig, ax = plt.subplots(figsize=(6, 1 + 0.45 * len(names)))
@@ -213,26 +218,67 @@ def _figures(stats: list[ItemStats], totals: dict[str, float], possible: float, 
     return figures
 
 
-def grading_times(course_dir: Path) -> list[tuple[str, str]]:
-    """Figures from the grader's run records (autograded/**/grading.json), when present."""
-    seconds = []
-    for path in (course_dir / "autograded").glob("*/*/grading.json") if (course_dir / "autograded").is_dir() else []:
+MAX_LABELS = 16
+
+
+def item_figure(stats: list[ItemStats]):
+    """Difficulty against discrimination, one point per item; returns the figure and the names drawn.
+
+    Only some points are named: the flagged items first, then the hardest and the least
+    discriminating, skipping any name that would cover one already drawn (the table below the plot
+    names every item), so the plot stays readable at hundreds of items.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    xs = [s.mean_score / s.max_points if s.max_points else 0 for s in stats]
+    ys = [s.discrimination if s.discrimination is not None else 0 for s in stats]
+    colors = ["#c0392b" if s.flags else "#4878a8" for s in stats]
+    ax.scatter(xs, ys, c=colors, s=18, alpha=0.8)
+    ax.axhline(WEAK_DISCRIMINATION, color="grey", linestyle=":")
+    ax.axvline(TOO_HARD, color="grey", linestyle=":")
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("difficulty: mean score (share of points)")
+    ax.set_ylabel("discrimination")
+    ax.set_title("Items (red: flagged)")
+    order = sorted(range(len(stats)), key=lambda i: (not stats[i].flags, xs[i], ys[i]))
+    renderer = fig.canvas.get_renderer()
+    placed, names = [], []
+    for i in order:
+        if len(placed) >= MAX_LABELS:
+            break
+        text = ax.annotate(stats[i].name, (xs[i], ys[i]), fontsize=7, xytext=(4, 3), textcoords="offset points")
+        box = text.get_window_extent(renderer).expanded(1.05, 1.15)
+        if any(box.overlaps(other) for other in placed) or not ax.bbox.contains(box.x1, box.y1):
+            text.remove()
+        else:
+            placed.append(box)
+            names.append(stats[i].name)
+    return fig, names
+
+
+def grading_times(course_dir: Path) -> list[tuple[str, str, str, str]]:
+    """Per assignment: notebooks, total and slowest, from the engine's records (.autograder/results/)."""
+    seconds: dict[str, list[float]] = defaultdict(list)
+    results = course_dir / ".autograder" / "results"
+    for path in sorted(results.glob("*/*/*.json")) if results.is_dir() else []:
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        value = record.get("wall_s") or record.get("timings", {}).get("total")
+        value = (record.get("timings") or {}).get("total_s")
         if isinstance(value, (int, float)):
-            seconds.append(float(value))
+            seconds[str(record.get("assignment", path.parent.name))].append(float(value))
     if not seconds:
-        return [("notebooks with timing records", "0 (graded by stock nbgrader, or before timings were recorded)")]
-    seconds.sort()
-    return [
-        ("notebooks graded", str(len(seconds))),
-        ("total grading time", f"{sum(seconds):.1f} s"),
-        ("median per notebook", f"{seconds[len(seconds) // 2]:.2f} s"),
-        ("slowest notebook", f"{seconds[-1]:.2f} s"),
-    ]
+        return [("no timing records", "graded by stock nbgrader, or not graded yet", "", "")]
+    rows = [(a, str(len(v)), f"{sum(v):.1f} s", f"{max(v):.2f} s") for a, v in sorted(seconds.items())]
+    every = [t for v in seconds.values() for t in v]
+    rows.append(("all", str(len(every)), f"{sum(every):.1f} s", f"{max(every):.2f} s"))
+    return rows
 
 
 def write_report(course_dir: Path, *, out: Path, assignments: list[str] | None = None) -> Path:
@@ -256,12 +302,12 @@ def write_report(course_dir: Path, *, out: Path, assignments: list[str] | None =
     for s in stats:
         top = "".join(f"<li>{e(msg)} <span class=n>({n})</span></li>" for msg, n in s.failures.most_common(3))
         rows.append(
-            f"<tr class='{'flag' if s.flags else ''}'><td>{e(s.assignment)}</td><td>{e(s.item)}</td>"
+            f"<tr class='{'flag' if s.flags else ''}'><td>{e(s.assignment)}</td><td>{e(s.name)}</td>"
             f"<td>{s.max_points:g}</td><td>{s.mean_score:.2f}</td>"
             f"<td>{'' if s.discrimination is None else f'{s.discrimination:.2f}'}</td>"
             f"<td>{len(s.scores)}</td><td>{e(', '.join(s.flags))}</td><td><ul>{top}</ul></td></tr>"
         )
-    times = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in grading_times(course_dir))
+    times = "".join("<tr>" + "".join(f"<td>{e(v)}</td>" for v in row) + "</tr>" for row in grading_times(course_dir))
     flagged = gradebook.tamper_flags(course_dir, assignments=assignments)
     if flagged:
         review = ("<p>The grader found these submissions interfering with its checks. Each item scored 0 and is "
@@ -287,6 +333,7 @@ img {{ max-width: 100%; }}
 <h2>Flagged for review</h2>{review}
 <h2>Score distribution</h2><img alt="score distribution" src="{figures['distribution']}">
 <h2>Items: difficulty and discrimination</h2><img alt="item difficulty and discrimination" src="{figures['items']}">
+<p>Named on the plot: flagged items first, then the hardest, where a name has room; the table names every item.</p>
 <p>Discrimination is the correlation between an item's score and the rest of the student's total on
 the same assignment. Flagged: mean below {TOO_HARD:.0%} of the points ("too hard"), or discrimination
 below {WEAK_DISCRIMINATION} with at least {MIN_STUDENTS_FOR_DISCRIMINATION} students ("not discriminating").</p>
@@ -294,15 +341,14 @@ below {WEAK_DISCRIMINATION} with at least {MIN_STUDENTS_FOR_DISCRIMINATION} stud
 {''.join(rows)}</table>
 <h2>Mastery per concept</h2><img alt="mastery per concept" src="{figures['mastery']}">
 <table><tr><th>concept</th><th>points earned</th></tr>{mastery_rows}</table>
-<h2>Grading time</h2><table>{times}</table>
+<h2>Grading time</h2><p>Wall-clock time per notebook in <code>autograder grade</code>, from its records.</p>
+<table><tr><th>assignment</th><th>notebooks</th><th>total</th><th>slowest</th></tr>{times}</table>
 </body></html>
 """
     target = out / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
 
-
-LMS_COLUMNS_DOC = "student_id, then one column per assignment (points earned), then total and max_total"
 
 
 def write_lms_csv(course_dir: Path, *, to: Path) -> Path:

@@ -39,6 +39,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import cgroup
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -48,6 +50,30 @@ class Limits:
     output_kb: int = 1024
     max_processes: int = 256
     max_file_mb: int = 64
+    scratch_mb: int = 1024
+    scratch_files: int = 20000
+    judge_memory_mb: int = 4096
+    files_count: int = 50
+    files_mb: int = 64
+    notebook_output_mb: int = 16
+    autograded_mb: int = 32
+    feedback_mb: int = 48
+
+
+# What of the grader's environment reaches the processes that run student code (the zygote, every
+# child and probe child it forks, bubblewrap); nothing else passes. Locale, search paths, thread
+# counts and the GPU's selection: no name here can carry a secret.
+ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_COLLATE", "LC_MESSAGES", "TZ",
+               "PYTHONPATH", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "MPLBACKEND",
+               "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+               "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH")
+
+
+def sandbox_environment(source: dict | None = None, *, extra: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment for everything that runs student code: the names in `ENV_ALLOWED` and `extra` only."""
+    source = os.environ if source is None else source
+    allowed = set(ENV_ALLOWED) | set(extra)
+    return {name: value for name, value in source.items() if name in allowed}
 
 
 class SandboxError(RuntimeError):
@@ -146,6 +172,29 @@ def _unshare(flags: int) -> None:
     _check(_libc.unshare(flags), "unshare")
 
 
+# <linux/mount.h>
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_REC = 1 << 14
+MS_PRIVATE = 1 << 18
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+
+
+def _mount_scratch(workdir: Path, limits: "Limits", uid: int | None) -> None:
+    """A tmpfs of the notebook's own on its folder, in a mount namespace of its own.
+
+    Its size and inode count are the notebook's (`scratch_mb`, `scratch_files`): filling it fails
+    only this notebook's writes. The kernel frees it with the last process of the namespace, so the
+    zygote never walks what a notebook left behind.
+    """
+    _unshare(CLONE_NEWNS)
+    _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+    options = f"size={int(limits.scratch_mb)}m,nr_inodes={int(limits.scratch_files)},mode=0700"
+    if uid is not None:
+        options += f",uid={uid},gid={uid}"
+    _check(_libc.mount(b"tmpfs", os.fsencode(workdir), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()), f"mount tmpfs on {workdir}")
+
+
 # ---------------------------------------------------------------- Landlock
 
 
@@ -198,6 +247,15 @@ def _landlock(*, read: list[Path], read_write: list[Path], abi: int) -> None:
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group", "nsswitch.conf", "mime.types", "os-release", "host.conf", "hosts", "fonts")
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/opt/conda", "/dev/urandom", "/dev/random", "/dev/zero",
                "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/sys/vm/overcommit_memory", "/sys/devices/system/cpu")
+# What CUDA needs besides the device nodes: the driver's files, read-only (none on a machine without a GPU).
+GPU_READ = ("/proc/driver/nvidia", "/sys/module/nvidia", "/sys/bus/pci", "/sys/devices")
+
+
+def gpu_devices() -> list[Path]:
+    """The NVIDIA device nodes (/dev/nvidia0, nvidiactl, nvidia-uvm, nvidia-caps/...): read-write in the sandbox."""
+    return sorted(Path("/dev").glob("nvidia*"))
+
+
 TRUSTED_PACKAGES = ("course", "autograder")
 HIDDEN_PACKAGES = ("instructor",)  # the instructor's references: never readable by student code, wherever installed
 
@@ -259,6 +317,8 @@ def read_only_paths(extra: tuple[Path, ...] = ()) -> list[Path]:
     """What a confined worker may read. Cached: the zygote computes it once, and every worker it forks inherits it."""
     paths = python_paths() + [Path(p) for p in SYSTEM_READ] + [Path("/etc") / name for name in ETC_FILES]
     paths += [Path("/proc/self")] + list(extra)
+    if gpu_devices():
+        paths += [Path(p) for p in GPU_READ]
     return _without_hidden([p for p in paths if os.path.lexists(p)], hidden_paths())
 
 
@@ -397,7 +457,12 @@ def _supervise(child: int, ready_w: int, keep_fds: list[int]) -> None:
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
-def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: bool = False, read_only: tuple[Path, ...] = ()) -> None:
+# Names the instructor passes on beyond `ENV_ALLOWED` (`c.Autograder.sandbox_environment`); set by the zygote.
+ENV_EXTRA: tuple[str, ...] = ()
+
+
+def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: bool = False, read_only: tuple[Path, ...] = (),
+            cgroup_fd: int | None = None) -> None:
     """Confine this freshly forked worker; returns only in the confined process.
 
     Called before any student code runs. Raises `SandboxError` when a layer fails, unless
@@ -425,6 +490,13 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
 
     outer_uid = os.geteuid()
 
+    if cgroup_fd is not None:
+        try:
+            cgroup.join(cgroup_fd)
+        except OSError as exc:
+            weak("memory cgroup", exc)
+        finally:
+            os.close(cgroup_fd)
     os.setsid()
     _close_fds(set(keep_fds))
     sys.dont_write_bytecode = True
@@ -447,6 +519,15 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
 
     if privileged:
         uid = _free_uid()
+    if pid_ns:
+        try:
+            _mount_scratch(workdir, limits, uid)
+        except OSError as exc:
+            weak("private scratch space (tmpfs)", exc)
+    else:
+        weak("private scratch space (tmpfs)", OSError(errno.EPERM, "no namespace to mount it in"))
+
+    if privileged:
         keep_caps = (1 << CAP_DAC_READ_SEARCH) if _reads_need_dac_read_search(tuple(reads)) or _needs_dac_read_search([workdir]) else 0
         try:
             for root, dirs, files in os.walk(workdir):
@@ -502,6 +583,9 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
     os.chdir(workdir)
+    allowed = set(ENV_ALLOWED) | set(ENV_EXTRA)
+    for var in [name for name in os.environ if name not in allowed]:
+        del os.environ[var]
     for var in ("HOME", "TMPDIR", "TMP", "TEMP", "IPYTHONDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TORCH_HOME"):
         os.environ[var] = str(workdir)
     tempfile.tempdir = None
@@ -511,7 +595,7 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
     try:
         if not abi:
             raise OSError(errno.ENOSYS, "Landlock is not available in this kernel")
-        _landlock(read=reads, read_write=[workdir, Path(os.devnull)], abi=abi)
+        _landlock(read=reads, read_write=[workdir, Path(os.devnull), *gpu_devices()], abi=abi)
     except OSError as exc:
         weak("Landlock", exc)
     if not privileged and pid_ns:
@@ -589,6 +673,11 @@ def wrap_zygote(argv: list[str], *, course_dir: Path) -> list[str]:
             args += ["--ro-bind", top, top]
     for name in ETC_FILES:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    devices = gpu_devices()
+    for device in devices:
+        args += ["--dev-bind", str(device), str(device)]
+    if devices:
+        args += ["--ro-bind-try", "/sys", "/sys"]
     bound: list[Path] = []
     for path in sorted(python_paths(), key=lambda p: len(p.parts)):
         if path.resolve() == course_dir or any(path.is_relative_to(b) for b in bound):
@@ -722,6 +811,8 @@ def capabilities() -> dict:
         "rlimits": linux,
         "no_new_privs": linux,
         "bwrap": linux and _bwrap_works(),
+        "memory_cgroup": linux and cgroup.available(),
+        "gpu_devices": [str(p) for p in gpu_devices()],
     }
 
 
@@ -781,6 +872,9 @@ def describe_capabilities(caps: dict | None = None) -> str:
         f"process limit     {yes[caps['process_limit']]}  RLIMIT_NPROC counted per sandbox",
         f"rlimits           {yes[caps['rlimits']]}  CPU time, address space, file size, no core dumps",
         f"bubblewrap        {yes[caps['bwrap']]}  zygote without network, course folder or home directory",
+        f"memory cgroup     {yes[caps['memory_cgroup']]}  one limit for all of a notebook's processes and scratch files, one per judge"
+        + ("" if caps["memory_cgroup"] else "  (only the per-process address-space limit holds)"),
+        f"GPU devices       {', '.join(caps['gpu_devices']) or 'none'}",
     ]
     missing = missing_mechanisms(caps)
     if missing:

@@ -17,10 +17,22 @@ class NbgraderError(RuntimeError):
     """A stock nbgrader command failed; the message carries the end of its log."""
 
 
+def with_environment_bin(path: str) -> str:
+    """`path` with this Python environment's `bin/` first: nbgrader runs `alembic` by name."""
+    bindir = str(Path(sys.executable).parent)
+    rest = [entry for entry in path.split(os.pathsep) if entry and entry != bindir]
+    return os.pathsep.join([bindir, *rest])
+
+
+def use_environment_bin() -> None:
+    """Make every nbgrader or alembic call of this process find this environment's commands,
+    also when the grader was started as `.venv/bin/autograder` without activating the venv."""
+    os.environ["PATH"] = with_environment_bin(os.environ.get("PATH", ""))
+
+
 def nbgrader_env() -> dict[str, str]:
     env = dict(os.environ)
-    bindir = str(Path(sys.executable).parent)
-    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    env["PATH"] = with_environment_bin(env.get("PATH", ""))
     env.setdefault("PYTHONHASHSEED", "0")
     env.setdefault("MPLBACKEND", "Agg")
     return env

@@ -43,17 +43,32 @@ class Timeout(TimeoutError):
 
 @dataclass(frozen=True)
 class Caps:
-    header_bytes: int = 16 * 1024 * 1024
-    buffer_bytes: int = 1024 * 1024 * 1024
+    header_bytes: int = 16 * 1024 * 1024  # per frame
+    buffer_bytes: int = 512 * 1024 * 1024  # per frame
     buffers: int = 100_000
     nodes: int = 1_000_000
     depth: int = 64
     string_chars: int = 16 * 1024 * 1024
     int_digits: int = 4300
     tensor_elements: int = 1 << 31
+    call_bytes: int = 1024 * 1024 * 1024  # per decoded message: the logical size of its arrays and tensors
+    notebook_bytes: int = 4 * 1024 * 1024 * 1024  # per notebook: everything its processes send the judge
 
 
 DEFAULT_CAPS = Caps()
+
+
+class Budget:
+    """Bytes one notebook's processes may still send the judge, shared by all its channels."""
+
+    def __init__(self, limit: int = DEFAULT_CAPS.notebook_bytes):
+        self.limit = limit
+        self.used = 0
+
+    def take(self, count: int) -> None:
+        self.used += count
+        if self.used > self.limit:
+            raise WireError(f"the notebook's processes sent over {self.limit} bytes to the grader, its limit per notebook")
 
 
 # ---------------------------------------------------------------- frames
@@ -84,9 +99,10 @@ def _strict_json(raw: bytes) -> Any:
 class Channel:
     """Framed messages over a connected socket, every read bounded by a deadline and the caps."""
 
-    def __init__(self, sock: socket.socket, *, caps: Caps = DEFAULT_CAPS):
+    def __init__(self, sock: socket.socket, *, caps: Caps = DEFAULT_CAPS, budget: Budget | None = None):
         self.sock = sock
         self.caps = caps
+        self.budget = budget
         sock.setblocking(True)
 
     def fileno(self) -> int:
@@ -141,6 +157,8 @@ class Channel:
             raise WireError("bad buffer list")
         if sum(sizes) > self.caps.buffer_bytes:
             raise WireError(f"{sum(sizes)} bytes of buffers is over the cap of {self.caps.buffer_bytes}")
+        if self.budget is not None:
+            self.budget.take(PREFIX.size + size + sum(sizes))
         return header, [self._read(s, deadline) if s else b"" for s in sizes]
 
 
@@ -343,7 +361,7 @@ class Encoder:
                 "dtype": str(t.dtype).removeprefix("torch."),
                 "shape": list(t.shape),
                 "stride": list(t.stride()),
-                "offset": int(t.storage_offset()),
+                "offset": int(t.storage_offset()) if t.device.type == "meta" else 0,
                 "device": str(t.device),
                 "requires_grad": bool(t.requires_grad),
                 "is_leaf": bool(t.is_leaf),
@@ -390,7 +408,14 @@ class Decoder:
         self.from_handle = from_handle
         self.caps = caps
         self.nodes = 0
+        self.logical_bytes = 0
         self.device_ok = device_ok or _device_available
+
+    def _count(self, shape: tuple[int, ...], itemsize: int) -> None:
+        """Add an array's logical size (a view with zero strides can claim far more than it sent) to the call's cap."""
+        self.logical_bytes += math.prod(shape) * itemsize
+        if self.logical_bytes > self.caps.call_bytes:
+            raise WireError(f"the arrays and tensors of one message claim over {self.caps.call_bytes} bytes")
 
     def _keys(self, node: dict, *keys: str) -> None:
         if set(node) != {"t", *keys}:
@@ -545,6 +570,7 @@ class Decoder:
             raise WireError("array layout does not match its buffer")
         if math.prod(shape) > self.caps.tensor_elements:
             raise WireError("array too large")
+        self._count(shape, dtype.itemsize)
         _check_bools(dtype.kind, data)
         return np.ndarray(shape, dtype=dtype, buffer=bytearray(data), offset=offset, strides=strides)
 
@@ -597,15 +623,14 @@ class Decoder:
                 raise WireError("a meta tensor carries no data")
             storage = torch.empty(offset + span, dtype=dtype, device="meta")
         else:
+            # The storage is exactly the bytes that crossed: a view's offset and span must lie inside them.
             data = self._buf(node["buf"])
-            if len(data) != span * itemsize:
-                raise WireError("tensor layout does not match its buffer")
+            if len(data) != (offset + span) * itemsize:
+                raise WireError("tensor layout does not match its buffer (its offset and span claim bytes that were not sent)")
+            self._count(shape, itemsize)
             if dtype == torch.bool:
                 _check_bools("b", data)
-            storage = torch.zeros(offset + span, dtype=dtype)
-            if span:
-                window = torch.frombuffer(bytearray(data), dtype=torch.uint8)
-                storage[offset:offset + span] = window.view(dtype)
+            storage = torch.frombuffer(bytearray(data), dtype=torch.uint8).view(dtype) if data else torch.empty(0, dtype=dtype)
             if device.type != "cpu" and self.device_ok(str(device)):
                 storage = storage.to(device)
         tensor = torch.as_strided(storage, shape, stride, offset)

@@ -3,11 +3,14 @@
 It imports torch, NumPy, IPython and the course package once, builds an IPython shell, starts no
 thread, and then only forks. Judges talk to it over SOCK_SEQPACKET control sockets with small JSON
 messages: `fork` (with the child's channel passed as a file descriptor) answers the child's pid;
-`kill` stops a child and everything it started, and removes its private folder (made here, so
-it lives in the zygote's own /tmp). The coordinator's own control socket also hands it
-new judge sockets (`add`). When the coordinator's socket closes, it kills its children and exits.
+`kill` stops a child and everything it started and answers at once: the child's scratch folder is a
+tmpfs of its own that the kernel frees with it, and whatever a weak sandbox left in the folder is
+removed by a small cleaner process, never in the fork loop. A `fork` may carry a second descriptor,
+the `cgroup.procs` of the judge's notebook memory cgroup, which the child joins before anything
+else. The coordinator's own control socket also hands it new judge sockets (`add`). When the
+coordinator's socket closes, it kills its children and exits.
 
-    python -m autograder.zygote CONTROL_FD THREADS
+    python -m autograder.zygote CONTROL_FD THREADS [EXTRA_ENV_NAMES]
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def send_message(sock: socket.socket, message: dict, fds: list[int] = ()) -> Non
         sock.send(data)
 
 
-def recv_message(sock: socket.socket, *, max_fds: int = 1) -> tuple[dict | None, list[int]]:
+def recv_message(sock: socket.socket, *, max_fds: int = 2) -> tuple[dict | None, list[int]]:
     """One message and the descriptors sent with it; (None, []) when the peer closed."""
     data, fds, _, _ = socket.recv_fds(sock, CONTROL_BYTES, max_fds)
     if not data:
@@ -93,7 +96,7 @@ def warm_up(threads: int) -> object:
     return shell
 
 
-def run_child(channel_fd: int, request: dict, workdir: Path, shell: object, threads: int) -> None:
+def run_child(channel_fd: int, request: dict, workdir: Path, shell: object, threads: int, cgroup_fd: int | None = None) -> None:
     """In the forked child: confine, then serve the channel. Never returns."""
     code = 0
     try:
@@ -103,15 +106,20 @@ def run_child(channel_fd: int, request: dict, workdir: Path, shell: object, thre
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        os.closerange(3, channel_fd)
-        os.closerange(channel_fd + 1, 65536)
+        keep = sorted({channel_fd} | ({cgroup_fd} if cgroup_fd is not None else set()))
+        low = 3
+        for fd in keep:
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, 65536)
         from autograder import limits as limits_mod
         from autograder import runner, sandbox, wire
 
         limits = limits_mod.from_dict(request.get("limits", {}))
         channel = wire.Channel(socket.socket(fileno=channel_fd))
         try:
-            sandbox.confine(workdir=workdir, limits=limits, keep_fds=[channel_fd], allow_weak=bool(request.get("allow_weak")))
+            sandbox.confine(workdir=workdir, limits=limits, keep_fds=[channel_fd], allow_weak=bool(request.get("allow_weak")),
+                            cgroup_fd=cgroup_fd)
         except Exception as exc:
             channel.send({"fatal": f"the sandbox could not be set up: {exc}"})
             raise
@@ -128,17 +136,68 @@ def run_child(channel_fd: int, request: dict, workdir: Path, shell: object, thre
         os._exit(code)
 
 
+def start_cleaner(control_fd: int) -> int:
+    """A small process that removes the folders the zygote hands it (one path per line on the pipe returned).
+
+    Forked before the warm-up, so it is small; the zygote's fork loop never waits for a removal.
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(write_end)
+        os.close(control_fd)
+        for line in os.fdopen(read_end, "rb"):
+            shutil.rmtree(os.fsdecode(line.rstrip(b"\n")), ignore_errors=True)
+        os._exit(0)
+    os.close(read_end)
+    os.set_blocking(write_end, False)
+    return write_end
+
+
+def _discard(cleaner: int, workdir: Path) -> None:
+    """Leave `workdir` to the cleaner; an empty folder (the usual case: the tmpfs was the child's) goes at once."""
+    try:
+        os.rmdir(workdir)
+        return
+    except OSError:
+        pass
+    try:
+        os.write(cleaner, os.fsencode(workdir) + b"\n")
+    except OSError:
+        pass  # the pipe is full: the folder stays in the zygote's private /tmp until the run ends
+
+
+def _stop(pid: int, weak: bool) -> None:
+    """SIGKILL a child. Under full confinement it is its pid namespace's init (or that init's
+    supervisor), so the kernel kills the rest; a weak sandbox has its tree hunted down."""
+    if weak:
+        from autograder import sandbox
+
+        try:
+            sandbox.kill_tree(pid)
+        except Exception as exc:
+            print(f"zygote: {exc}", file=sys.stderr)
+        return
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def main(argv: list[str]) -> int:
     control_fd, threads = int(argv[0]), int(argv[1])
     control = socket.socket(fileno=control_fd)
+    cleaner = start_cleaner(control_fd)
+    from autograder import sandbox
+
+    sandbox.ENV_EXTRA = tuple(name for name in (argv[2].split(",") if len(argv) > 2 else []) if name)  # before the guard records it
     shell = warm_up(threads)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     selector = selectors.DefaultSelector()
     selector.register(control, selectors.EVENT_READ)
     judges: list[socket.socket] = []
-    children: dict[int, Path] = {}
-    from autograder import sandbox
+    children: dict[int, tuple[Path, bool]] = {}
 
     sandbox.read_only_paths()  # computed once here; every worker inherits it
     try:
@@ -156,11 +215,8 @@ def main(argv: list[str]) -> int:
                 message, fds = None, []
             if message is None:
                 if sock is control:
-                    for pid, workdir in children.items():
-                        try:
-                            sandbox.kill_tree(pid)
-                        except Exception:
-                            pass
+                    for pid, (workdir, weak) in children.items():
+                        _stop(pid, weak)
                         shutil.rmtree(workdir, ignore_errors=True)
                     sys.stdout.flush()
                     sys.stderr.flush()
@@ -179,17 +235,17 @@ def main(argv: list[str]) -> int:
                 workdir = Path(tempfile.mkdtemp(prefix="notebook-"))
                 pid = sandbox.fork_into_pid_namespace(own_pid_namespace)
                 if pid == 0:
-                    run_child(fds[0], message, workdir, shell, threads)
-                os.close(fds[0])
-                children[pid] = workdir
+                    os.close(cleaner)
+                    run_child(fds[0], message, workdir, shell, threads, fds[1] if len(fds) > 1 else None)
+                for fd in fds:
+                    os.close(fd)
+                children[pid] = (workdir, bool(message.get("allow_weak")))
                 send_message(sock, {"pid": pid})
             elif op == "kill" and type(message.get("pid")) is int and message["pid"] in children:
-                try:
-                    sandbox.kill_tree(message["pid"])
-                except Exception as exc:
-                    print(f"zygote: {exc}", file=sys.stderr)
-                shutil.rmtree(children.pop(message["pid"]), ignore_errors=True)
+                workdir, weak = children.pop(message["pid"])
+                _stop(message["pid"], weak)
                 send_message(sock, {"ok": True})
+                _discard(cleaner, workdir)
             else:
                 for fd in fds:
                     os.close(fd)

@@ -2,15 +2,62 @@
 
 Each check raises `CheckFailed` with a sentence a student can act on: what was expected, what was
 found, in the words the lessons use (shape, dtype, device, shared memory, gradient).
+
+Importing this module in a notebook kernel also makes test cells show what they write to stderr on
+stdout (see `show_stderr_on_stdout`): a test's score is its verdict, never its warnings.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import sys
 from typing import Any, Callable, Iterable
 
 import numpy as np
 import torch
+
+
+TEST_CELL = re.compile(r"^from course\.(checks|quiz) import", re.M)
+"""A test cell imports its helpers from here or from `course.quiz`; no other cell of a lesson does."""
+
+
+def show_stderr_on_stdout(shell: Any = None) -> bool:
+    """In a notebook kernel, route what test cells write to stderr (PyTorch's warnings included) to stdout.
+
+    nbgrader scores a test cell 0 when its outputs hold a stderr stream, so a correct answer whose
+    first call happens to print a UserWarning would lose its points. The warning is still shown, as
+    plain output; a failing test still fails on its error. The grader's judge applies the same rule
+    on its side (`autograder.grading`). Returns whether the kernel was set up (it is once).
+    """
+    if shell is None:
+        if "ipykernel" not in sys.modules:
+            return False  # not a notebook kernel: the grader's processes decide for themselves
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    if shell is None or getattr(shell, "_course_stderr_routed", False):
+        return False
+    saved: list[Any] = []
+
+    def route() -> None:
+        saved.append(sys.stderr)
+        sys.stderr = sys.stdout
+
+    def before(info: Any) -> None:
+        if TEST_CELL.search(getattr(info, "raw_cell", None) or ""):
+            route()
+
+    def after(result: Any) -> None:
+        while saved:
+            sys.stdout.flush()
+            sys.stderr = saved.pop()
+
+    shell.events.register("pre_run_cell", before)
+    shell.events.register("post_run_cell", after)
+    shell._course_stderr_routed = True
+    route()  # the cell importing this module for the first time is a test cell
+    return True
 
 
 class CheckFailed(AssertionError):
@@ -123,6 +170,18 @@ def check_tensor(
         )
 
 
+def check_slip(found: Any, slip: torch.Tensor, *, message: str) -> None:
+    """When `found` is exactly what a slip the lesson warns about gives (`slip`), fail with that slip's hint.
+
+    Called before `check_tensor`, so a student who forgot `keepdim` reads about `keepdim`, not "found ...".
+    """
+    if (isinstance(found, torch.Tensor) and tuple(found.shape) == tuple(slip.shape) and found.device.type != "meta"
+            and slip.device.type != "meta" and found.dtype == slip.dtype
+            and bool(torch.isclose(found.detach().cpu(), slip.detach().cpu(), atol=1e-6, rtol=1e-5).all()
+                     if found.is_floating_point() else torch.equal(found.detach().cpu(), slip.detach().cpu()))):
+        fail(message)
+
+
 def check_array(found: Any, expected: np.ndarray, *, what: str = "the result", atol: float = 1e-6) -> None:
     """Compare a NumPy array with an expected one: type, shape, dtype, values."""
     if not isinstance(found, np.ndarray):
@@ -217,3 +276,6 @@ def check_nested(found: Any, expected: Any, *, what: str = "the result", **tenso
                 check_nested(f, e, what=f"{what}[{index}]", **tensor_checks)
     elif type(found) is not type(expected) or found != expected:
         fail(f"Expected {what} to be {expected!r:.200}, returned as it was, but found {found!r:.200}.")
+
+
+show_stderr_on_stdout()

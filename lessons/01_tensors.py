@@ -39,7 +39,7 @@ print(describe_setup(device))
 # - its **dtype**: the kind of number stored (`float32`, `int64`, ...; lesson 2);
 # - its **device**: where the numbers live, in main memory (`cpu`) or on a GPU (`cuda`; lesson 3);
 # - whether it **requires grad**: whether PyTorch records what is computed from it, so that it can
-#   work out gradients later (lesson 6).
+#   work out gradients later (the autograd lesson).
 
 # %%
 x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
@@ -73,7 +73,11 @@ print("made directly on the lesson's device:", on_device.device)
 # | Number of dimensions | `a.ndim` | `t.dim()` or `t.ndim` |
 # | Indexing, slicing, masks | `a[0]`, `a[1:3]`, `a[:, 0]`, `a[a > 0]` | the same |
 # | Reversing with a negative step | `a[::-1]`, a free view | not allowed; `torch.flip` makes a copy |
-# | Converting | `torch.from_numpy(a)` gives a tensor | `t.numpy()` gives an array (CPU tensors only) |
+# | Converting | `torch.from_numpy(a)` gives a tensor | `t.numpy()` gives an array (only from a CPU tensor that does not require grad, in a dtype NumPy has: not bfloat16) |
+#
+# So which one should you use? If you only need numerical processing (statistics on a table, a
+# simulation, image arithmetic), NumPy may be enough, and it is one dependency less. Reach for tensors
+# when you train neural networks or want a GPU to do the work.
 #
 # The cell below does the same work both ways. Change the numbers and compare.
 
@@ -96,8 +100,8 @@ print("matrix product, both ways:", (a @ a).tolist(), (t @ t).tolist())
 # | 0 | scalar | `()` | one number: a loss, a learning rate |
 # | 1 | vector | `(4,)` | the features of one sample, a bias |
 # | 2 | matrix | `(3, 4)` | a batch of feature vectors (rows are samples), a weight matrix, a grey image |
-# | 3 | stack of matrices | `(3, 224, 224)` | one colour image: channels, height, width |
-# | 4 | batch of stacks | `(32, 3, 224, 224)` | a batch of colour images |
+# | 3 | stack of matrices | `(3, 64, 64)` | one colour image: channels, height, width |
+# | 4 | batch of stacks | `(16, 3, 64, 64)` | a batch of colour images |
 #
 # The picture draws one box per number, ranks 0 to 4 side by side.
 
@@ -343,6 +347,32 @@ print("mask\n", mask)
 print("x[mask]    ", x[mask])
 
 # %% [markdown]
+# ### Quiz: the shape after indexing
+#
+# `v = torch.zeros(6, 4, 5, 7)`. What is the shape of `v[2, :, 1:4, -1]`? Answer with a tuple of ints.
+
+# %% answer answer_index_shape
+# A tuple of ints, for example (1, 2, 3).
+answer_index_shape = None
+### BEGIN SOLUTION
+answer_index_shape = (4, 3)
+### END SOLUTION
+
+# %% test answer_index_shape points=1
+from course.quiz import check_int_tuple
+from course.checks import passed
+
+check_int_tuple(answer_index_shape, name="answer_index_shape")
+passed("answer_index_shape", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_index_shape, (4, 3), name="answer_index_shape",
+          why="Each integer index (2, and -1 for the last column) removes its dimension; the slice : keeps all 4 "
+              "entries and 1:4 keeps 3 of the 5 rows, so two dimensions are left: (4, 3).")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # As in NumPy, a slice is a *view*: it shares memory with the tensor it came from, so writing into
 # the slice writes into the original. A mask works for assignment too. Use `.clone()` when you want
 # an independent copy.
@@ -359,11 +389,49 @@ safe[:] = 0
 print("the clone changed, y[0] did not:", safe.tolist(), y[0].tolist())
 
 # %% [markdown]
+# ### Quiz: writing through a column
+#
+# ```python
+# grid = torch.zeros(2, 3)
+# col = grid[:, 1]
+# col += 5
+# total = grid.sum()
+# ```
+#
+# What is `total`?
+#
+# - **A.** `tensor(0.)`: `col` is a copy of the column, so `grid` is still all zeros.
+# - **B.** `tensor(5.)`: `col += 5` adds 5 once, to the column as a whole.
+# - **C.** `tensor(10.)`: `col` is a view of the two entries of column 1, and both get 5.
+# - **D.** `tensor(30.)`: the 5 is broadcast to all six entries of `grid`.
+
+# %% answer answer_slice_view
+# One upper-case letter as a string, for example "A".
+answer_slice_view = None
+### BEGIN SOLUTION
+answer_slice_view = "C"
+### END SOLUTION
+
+# %% test answer_slice_view points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_slice_view, "ABCD", name="answer_slice_view")
+passed("answer_slice_view", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_slice_view, "C", name="answer_slice_view",
+          why="grid[:, 1] is a view of column 1: two entries (one per row) in grid's own memory. col += 5 "
+              "writes 5 into each of them, so grid holds two 5s and sums to 10.")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## The (batch, channels, height, width) layout
 #
 # Image models in PyTorch expect a batch of images as one rank-4 tensor laid out as
 # `(batch, channels, height, width)`, often written `(B, C, H, W)` or "channels first". A batch of 16
-# RGB images of 32x32 pixels has shape `(16, 3, 32, 32)`: `x[i]` is image `i`, `x[i, 0]` its red
+# RGB images of 48x64 pixels (48 rows, 64 columns) has shape `(16, 3, 48, 64)`: `x[i]` is image `i`, `x[i, 0]` its red
 # channel, and `x[i, c, h, w]` one number, the brightness of channel `c` at row `h`, column `w`.
 #
 # The picture below draws every number of a small batch of shape `(2, 3, 4, 5)` as a box.
@@ -382,7 +450,9 @@ print("the yellow box of the picture:", images[1, 0, 2, 3].item())
 # Image files and NumPy-based libraries usually give you one image as `(height, width, channels)`
 # ("channels last"). To feed it to a model, move the channel axis to the front with `permute`, then
 # add the batch axis with `unsqueeze(0)` (or stack several images with `torch.stack`). Lesson 5
-# covers these shape operations in depth.
+# covers these shape operations in depth. (Here "channels last" is about the *shape*. PyTorch also
+# has a `torch.channels_last` memory format, which keeps the `(B, C, H, W)` shape and only stores the
+# numbers in another order; it is a speed setting, not a layout you index differently.)
 
 # %%
 photo = np.random.default_rng(0).integers(0, 256, size=(4, 5, 3), dtype=np.uint8)
@@ -604,8 +674,11 @@ check_tensor(batch, torch.tensor([[[[1.0, 2.0], [0.0, 0.0]]], [[[3.0, 0.0], [4.0
 # ## From NumPy: negative strides and the fix
 #
 # Data often starts life as a NumPy array. `torch.from_numpy(a)` wraps the array's memory as a
-# tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it. Both
-# fail on one kind of array: a view with a **negative stride**.
+# tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it. The
+# array both of them refuse most often is a view with a **negative stride**. (They also refuse arrays
+# whose bytes are in the other byte order, such as a `>f8` array read from a file written on another
+# kind of machine, and dtypes that have no tensor dtype, such as `np.longdouble`; `arr.astype(np.float64)`
+# fixes both.)
 #
 # A *stride* is how far to step in memory to reach the next element along a dimension. NumPy
 # reverses an axis for free by keeping the same memory and walking it backwards, with a negative
@@ -662,7 +735,8 @@ print(torch.from_numpy(a.T).shape, torch.from_numpy(a[:, ::2]).shape)
 # ### Your turn: `numpy_to_tensor_shape`
 #
 # Make a tensor from the NumPy array `arr` and return its shape (a tuple of ints; a `torch.Size`
-# counts). It must work for every numeric or bool dtype, every rank (a 0-d array too), empty arrays
+# counts). It must work for every numeric or bool dtype that PyTorch has a tensor dtype for (the
+# tests use native byte order), every rank (a 0-d array too), empty arrays
 # such as shape `(0, 3)`, non-contiguous views, and negative-stride views such as `img[..., ::-1]`.
 # Leave `arr` itself unchanged.
 
@@ -772,7 +846,7 @@ print("torch.Size([2, 3]) == [2, 3]:", torch.Size([2, 3]) == [2, 3], "  == (2, 3
 # - `torch.stack` needs tensors of one shape; pad items of different sizes into a zero tensor, and
 #   keep a mask of the real entries.
 # - `torch.from_numpy` and `torch.tensor` refuse negative-stride views; copy the array first with
-#   `.copy()`.
+#   `.copy()`. They also refuse the other byte order and dtypes without a tensor dtype.
 #
 # ## Try it
 #

@@ -37,7 +37,7 @@ print(describe_setup(device))
 # `t.is_floating_point()` whether it holds floats.
 
 # %%
-for values in ([1, 2, 3], [1.0, 2.0, 3.0], [1, 2.5, 3], [True, False, True]):
+for values in (7, [1.0, 2.0, 3.0], [1, 2.5, 3], [True, False, True]):
     t = torch.tensor(values)
     print(f"{str(values):<20} -> {str(t):<34} dtype {t.dtype}, bytes per element {t.element_size()}, floats: {t.is_floating_point()}")
 
@@ -47,6 +47,10 @@ for values in ([1, 2, 3], [1.0, 2.0, 3.0], [1, 2.5, 3], [True, False, True]):
 # The table lists the dtypes you will meet, read from the installed PyTorch. More bytes buy a wider
 # range or more significant digits; fewer bytes save memory and time. Integer dtypes hold whole
 # numbers exactly, within their range; float dtypes hold fractions, to a limited number of digits.
+#
+# PyTorch also has `uint16`, `uint32` and `uint64`, but mostly for storing data: most arithmetic is
+# not implemented for them (`torch.zeros(3, dtype=torch.uint32) + 1` raises), so cast them to `int64`
+# before you compute.
 
 # %%
 dtype_table()
@@ -69,19 +73,24 @@ for dtype in (torch.uint8, torch.float16, torch.float32, torch.float64):
 # - Python ints become `int64`;
 # - Python bools become `bool`;
 # - `torch.zeros`, `torch.ones`, `torch.randn` and `torch.linspace` make `float32`;
-# - `torch.arange(5)` follows its arguments: `int64` for ints, `float32` for `torch.arange(5.0)`.
+# - `torch.arange(5)` follows its arguments: `int64` for ints, `float32` for `torch.arange(5.0)`;
+#   `torch.full` follows its fill value in the same way (`torch.full((2, 3), 7)` is `int64`);
+# - `torch.randint` and `torch.randperm` make `int64`: they draw whole numbers.
 #
-# Deep learning runs on `float32` because it has enough digits for learning, takes half the memory
-# of `float64`, and GPUs compute it fast. Integers default to `int64` so that indices and counts do
+# Deep learning keeps its weights in `float32` by default because it has enough digits for learning,
+# takes half the memory of `float64`, and GPUs compute it fast. Many training scripts go further and
+# compute in a 16-bit float (`bfloat16` or `float16`, "mixed precision") where that is safe, keeping
+# `float32` where precision matters. Integers default to `int64` so that indices and counts do
 # not overflow in practice: an `int32` stops a little above two billion, an `int64` above nine
 # quintillion. You can always ask for a dtype with `dtype=`.
 
 # %%
 print("default dtype:        ", torch.get_default_dtype())
-print("torch.tensor([1, 2]): ", torch.tensor([1, 2]).dtype)
+print("torch.tensor(7):      ", torch.tensor(7).dtype)
 print("torch.tensor([1., 2]):", torch.tensor([1.0, 2]).dtype)
 print("torch.zeros(2):       ", torch.zeros(2).dtype, "  torch.randn(2):", torch.randn(2).dtype)
 print("torch.arange(5):      ", torch.arange(5).dtype, "  torch.arange(5.0):", torch.arange(5.0).dtype)
+print("torch.full((2, 3), 7):", torch.full((2, 3), 7).dtype, "  torch.randint(0, 9, (2,)):", torch.randint(0, 9, (2,)).dtype)
 print("asked for:            ", torch.tensor([1, 2], dtype=torch.float32).dtype, torch.zeros(2, dtype=torch.int32).dtype)
 
 # %% [markdown]
@@ -90,7 +99,7 @@ print("asked for:            ", torch.tensor([1, 2], dtype=torch.float32).dtype,
 # What is the dtype of `torch.tensor([1, 2, 3])`?
 #
 # - **A.** `torch.float32`, PyTorch's default dtype
-# - **B.** `torch.int32`
+# - **B.** `torch.int32`, the integer partner of the default `float32`
 # - **C.** `torch.int64`
 # - **D.** `torch.uint8`, the smallest dtype that holds 1, 2 and 3
 
@@ -123,17 +132,17 @@ check_key(answer_int_dtype, "C", name="answer_int_dtype",
 # which sits on it) arrives as `float64`, and integer columns as `int64`.
 
 # %%
-a = np.array([1.0, 2.0, 3.0])
-print("NumPy array:          ", a.dtype)
-print("torch.from_numpy(a):  ", torch.from_numpy(a).dtype)
-print("torch.tensor(a):      ", torch.tensor(a).dtype)
+a = np.linspace(0.0, 1.0, 3)
+print("NumPy's own float:    ", a.dtype, "  NumPy's own int:", np.arange(3).dtype)
+small = np.array([0.5, 1.5], dtype=np.float32)
+print("a float32 array:      ", torch.from_numpy(small).dtype, "(from_numpy)", torch.tensor(small).dtype, "(torch.tensor)")
+print("an int16 array:       ", torch.from_numpy(np.array([1, 2], dtype=np.int16)).dtype)
 print("torch.tensor([1.0]):  ", torch.tensor([1.0]).dtype, "(from a Python list: the default)")
-print("integer array:        ", torch.from_numpy(np.array([1, 2, 3])).dtype)
 
 # %% [markdown]
 # A `float64` tensor does not stay alone: in arithmetic with a `float32` tensor of features or
-# weights, the result is `float64` too (between two tensors that have dimensions, the wider float
-# wins; "Arithmetic with mixed dtypes" below has the full rule and its one surprise). That doubles
+# weights, the result is `float64` too (between two tensors that have dimensions, the `float64`
+# wins; "Arithmetic with mixed dtypes" below has the full rule and its surprises). That doubles
 # the memory of everything computed after it, and in a layer it stops with an error (see "Casting
 # for `nn.Linear`" below).
 
@@ -148,7 +157,7 @@ print("float32 weights * float64 features ->", (weights * features).dtype)
 # With `a = np.array([1.0, 2.0])`, what is the dtype of `torch.from_numpy(a)`?
 #
 # - **A.** `torch.float32`, since PyTorch converts floats to its default dtype
-# - **B.** `torch.float16`
+# - **B.** `torch.float16`, the smallest float that holds 1.0 and 2.0 exactly
 # - **C.** none: `from_numpy` raises, because it only accepts `float32` arrays
 # - **D.** `torch.float64`
 
@@ -206,7 +215,8 @@ print("from NumPy, cast first:", torch.from_numpy(a.astype(np.float32)).dtype)
 # - a *float* outside an integer dtype's range has no defined result: what you get depends on the
 #   machine and the device, so clamp first (`x.clamp(0, 255)` before `.to(torch.uint8)`) when the
 #   values may not fit;
-# - `float32` keeps about 7 significant digits, so large ints lose their last digits;
+# - `float32` keeps about 6 significant digits (the table's figure) and holds whole numbers exactly
+#   only up to 2**24 = 16,777,216, so larger ints can lose their last digits;
 # - anything to `bool` is `True` when it is not zero.
 
 # %%
@@ -215,6 +225,38 @@ print(torch.tensor([300, 256, -1]).to(torch.uint8))
 print(torch.tensor([312.5, -3.0, 17.9]).clamp(0, 255).to(torch.uint8))
 print(torch.tensor([16_777_217, 123_456_789]).float().long())
 print(torch.tensor([0.0, 2.0, -0.5]).bool())
+
+# %% [markdown]
+# ### Quiz: two casts in a row
+#
+# What does `torch.tensor([-0.7, 2.5, 260.0]).long().to(torch.uint8)` hold?
+#
+# - **A.** `[0, 2, 4]`
+# - **B.** `[0, 3, 4]`
+# - **C.** `[255, 2, 4]`
+# - **D.** `[0, 2, 255]`
+
+# %% answer answer_cast_values
+# One upper-case letter as a string, for example "A".
+answer_cast_values = None
+### BEGIN SOLUTION
+answer_cast_values = "A"
+### END SOLUTION
+
+# %% test answer_cast_values points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_cast_values, "ABCD", name="answer_cast_values")
+passed("answer_cast_values", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_cast_values, "A", name="answer_cast_values",
+          why="float to int drops the fraction towards zero (-0.7 becomes 0, 2.5 becomes 2; no rounding, no floor), "
+              "and 260 as an int64 is then cast to uint8, which wraps around and keeps the low bits: 260 - 256 = 4 "
+              "(an int-to-int cast does not clamp to 255).")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Your turn: `to_float32`
@@ -359,8 +401,11 @@ for source in (grid[:, ::-1], np.array([0.5, 1.5, 2.5]), np.array(True)):
 # dtypes into kinds, bool below integers below floats, and it ranks the operands in three tiers:
 # tensors with at least one dimension first, then 0-d tensors, then Python numbers.
 #
-# - Between tensors that have dimensions, the higher kind wins, and within one kind the wider
-#   dtype wins: `int64` with `float32` gives `float32`, and `float32` with `float64` gives `float64`.
+# - Between tensors that have dimensions, the higher kind wins: `int64` with `float32` gives
+#   `float32`. Within one kind the result is the smallest dtype that holds both: `float32` with
+#   `float64` gives `float64`, `int32` with `int64` gives `int64`. That is usually the wider one,
+#   but not always: `uint8` with `int8` gives `int16` (neither holds the other's range), and
+#   `float16` with `bfloat16` gives `float32`.
 # - A 0-d tensor or a Python number changes the result only when it is of a higher kind than every
 #   tensor with dimensions. So `t * 2.5` stays `float32` for a `float32` tensor `t`, and a `float32`
 #   vector times a 0-d `float64` tensor stays `float32`. But an `int64` vector times a 0-d
@@ -382,6 +427,38 @@ print("int64 vector * 0-d float64  ->", (ints * torch.tensor(3.0, dtype=torch.fl
 print("torch.result_type(ints, 2.5):", torch.result_type(ints, 2.5))
 
 # %% [markdown]
+# ### Quiz: a half-precision tensor and a 0-d double
+#
+# `h = torch.ones(4, dtype=torch.float16)` and `s = torch.tensor(0.1, dtype=torch.float64)`, a 0-d tensor.
+# What is the dtype of `h * s`?
+#
+# - **A.** `torch.float64`: the wider float wins.
+# - **B.** `torch.float32`: PyTorch's default dtype settles the tie.
+# - **C.** `torch.float16`: a 0-d tensor of the same kind does not change the result.
+# - **D.** none: PyTorch raises, because the two dtypes differ.
+
+# %% answer answer_zero_d_promotion
+# One upper-case letter as a string, for example "A".
+answer_zero_d_promotion = None
+### BEGIN SOLUTION
+answer_zero_d_promotion = "C"
+### END SOLUTION
+
+# %% test answer_zero_d_promotion points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_zero_d_promotion, "ABCD", name="answer_zero_d_promotion")
+passed("answer_zero_d_promotion", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_zero_d_promotion, "C", name="answer_zero_d_promotion",
+          why="s is a 0-d tensor, and a 0-d tensor (or a Python number) changes the result only when it is of a higher "
+              "kind than every tensor with dimensions. Both are floats, so h's float16 decides: h * s is float16.")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ### Integer arithmetic wraps around too
 #
 # The same rules keep two `uint8` tensors in `uint8`, and a Python int does not widen them either.
@@ -396,6 +473,43 @@ print("pixels + 100, in uint8:   ", pixels + 100)
 print("10 - 200, in uint8:       ", torch.tensor(10, dtype=torch.uint8) - torch.tensor(200, dtype=torch.uint8))
 brighter = (pixels.to(torch.int16) + 100).clamp(max=255).to(torch.uint8)
 print("through int16, clamped:   ", brighter)
+
+# %% [markdown]
+# ### Quiz: a mean after the wrap
+#
+# ```python
+# x = torch.tensor([250, 10], dtype=torch.uint8)
+# m = (x + x).float().mean()
+# ```
+#
+# What is `m`?
+#
+# - **A.** `tensor(260.)`: the cast to float32 comes before the mean, so nothing is lost.
+# - **B.** `tensor(137.5)`: 500 does not fit, so `uint8` stops at 255.
+# - **C.** `tensor(132.)`
+# - **D.** none: `mean` raises, because `x` holds integers.
+
+# %% answer answer_uint8_wrap
+# One upper-case letter as a string, for example "A".
+answer_uint8_wrap = None
+### BEGIN SOLUTION
+answer_uint8_wrap = "C"
+### END SOLUTION
+
+# %% test answer_uint8_wrap points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_uint8_wrap, "ABCD", name="answer_uint8_wrap")
+passed("answer_uint8_wrap", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_uint8_wrap, "C", name="answer_uint8_wrap",
+          why="x + x is computed in uint8 before the cast: 250 + 250 = 500 wraps around to 500 - 256 = 244 (uint8 does "
+              "not stop at 255), and 10 + 10 = 20. The float32 mean of 244 and 20 is 132; mean only refuses ints, and "
+              "here it gets floats.")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Your turn: `abs_pixel_difference`
@@ -523,7 +637,7 @@ for source in (torch.tensor([1, 2, 3]), torch.tensor([[True, False]]), torch.ten
 #
 # ### Quiz: an int64 tensor into `nn.Linear`
 #
-# Predict first, then run the next cells to check. With `layer = nn.Linear(3, 2)` and
+# With `layer = nn.Linear(3, 2)` and
 # `x = torch.tensor([[1, 2, 3]])`, what happens on `layer(x)`?
 #
 # - **A.** a `RuntimeError` saying the dtypes do not match (`Long` and `Float`)
@@ -552,11 +666,12 @@ check_key(answer_linear_int_input, "A", name="answer_linear_int_input",
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Here is the real error, and the fix:
+# Here is the same rule with another integer dtype, `uint8` pixels (`Byte` is PyTorch's name for
+# `uint8`), and the fix:
 
 # %%
 layer = nn.Linear(3, 2)
-x = torch.tensor([[1, 2, 3]])
+x = torch.tensor([[0, 128, 255]], dtype=torch.uint8)
 print("input dtype:", x.dtype, "  weight dtype:", layer.weight.dtype)
 try:
     layer(x)
@@ -644,12 +759,12 @@ def features_and_labels(table):
 # %% test features_and_labels points=2
 import numpy as np
 import torch
-from course.checks import check_raises, check_tensor, check_true, passed
+from course.checks import check_raises, check_runs, check_tensor, check_true, passed
 
 
 def check_split(table, features, labels, what):
     """Compare the (features, labels) pair with the expected one, so a failure names the half that is wrong."""
-    result = features_and_labels(table)
+    result = check_runs(features_and_labels, table, what=what)
     check_true(
         isinstance(result, (tuple, list)) and len(result) == 2,
         f"Expected {what} to return a pair (features, labels), but found {type(result).__name__}: {result!r:.150}.",
@@ -691,6 +806,34 @@ for bad, label in ((2.999, "2.999"), (0.25, "0.25"), (-1.5, "-1.5"), (2.0000001,
     check_raises(ValueError, features_and_labels, table, what=f"features_and_labels of a table whose last label is {label}")
 result, changed = call_watching_inputs(features_and_labels, rows[::-1])
 check_true(changed == [], "Expected features_and_labels to leave its table unchanged (measured in your process), but it changed it.")
+
+# Every stated kind of table (float64, float32, integer dtypes) crossed with every stated layout (plain,
+# rows reversed, a reversed single row, both axes reversed) and every stated rule.
+whole = np.array([[1, 0, 3, 1], [2, 5, 4, 0], [0, 1, 7, 2]])
+for dtype in (np.float64, np.float32, np.int64, np.int32, np.int16, np.uint8):
+    kind = np.dtype(dtype).name
+    base = whole.astype(dtype)
+    for view, layout in ((base, ""), (base[::-1], ", rows reversed (a negative stride)"),
+                         (base[1:2][::-1], ", a single row reversed"), (base[::-1, ::-1], ", both axes reversed")):
+        plain = view.astype(np.int64)
+        check_split(view, torch.tensor(plain[:, :-1], dtype=torch.float32), torch.tensor(plain[:, -1]),
+                    f"features_and_labels of a {kind} table{layout}")
+        result, changed = call_watching_inputs(features_and_labels, view)
+        check_true(changed == [], f"Expected features_and_labels to leave its {kind} table{layout} unchanged "
+                                  "(measured in your process), but it changed it.")
+    check_split(np.zeros((0, 3), dtype=dtype), torch.zeros(0, 2), torch.zeros(0, dtype=torch.int64),
+                f"features_and_labels of an empty (0, 3) {kind} table")
+    check_split(np.zeros((0, 3), dtype=dtype)[::-1], torch.zeros(0, 2), torch.zeros(0, dtype=torch.int64),
+                f"features_and_labels of an empty (0, 3) {kind} table with its rows reversed")
+    if base.dtype.kind == "f":
+        for bad in (2.5, -0.5, 1.25):
+            table = base.copy()
+            table[1, -1] = bad
+            check_raises(ValueError, features_and_labels, table, what=f"features_and_labels of a {kind} table whose label {bad} is not whole")
+            check_raises(ValueError, features_and_labels, table[::-1],
+                         what=f"features_and_labels of a {kind} table with its rows reversed, whose label {bad} is not whole")
+            check_raises(ValueError, features_and_labels, table[1:2][::-1],
+                         what=f"features_and_labels of a single reversed {kind} row whose label is {bad}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -721,13 +864,15 @@ print("round, then cast:", torch.round(torch.tensor([1.7, -1.7])).long(), "  cas
 # ## Recap
 #
 # - Every tensor has one dtype (`t.dtype`), which fixes the bytes, range and precision per element.
-# - Python floats become `float32` and Python ints `int64`; factory functions make `float32`.
-# - NumPy floats are `float64`, and `torch.from_numpy` and `torch.tensor` keep that dtype.
+# - Python floats become `float32` and Python ints `int64`; `zeros`, `ones` and `randn` make
+#   `float32`, while `arange`, `full` and `randint` follow their arguments or make `int64`.
+# - NumPy's default float is `float64`, and `torch.from_numpy` and `torch.tensor` keep an array's
+#   dtype.
 # - Cast with `.float()`, `.long()`, `.to(torch.float32)` or `.to(device, dtype)`; the result is a
 #   new tensor, and casting can truncate, wrap around (int to int), lose digits, or give
 #   machine-dependent values (a float out of an int dtype's range).
-# - Mixed arithmetic promotes: the higher kind wins, then the wider dtype, but a 0-d tensor or a
-#   Python number only counts when it is of a higher kind. `uint8` arithmetic wraps around; `mean`
+# - Mixed arithmetic promotes: the higher kind wins, then the smallest dtype that holds both (usually
+#   the wider one), but a 0-d tensor or a Python number only counts when it is of a higher kind. `uint8` arithmetic wraps around; `mean`
 #   needs floats.
 # - `nn.Linear` needs inputs in its weights' dtype: cast ints and `float64` with `.float()`; keep
 #   class labels `int64`.

@@ -9,10 +9,11 @@
 #
 # - read a tensor's device, and say why new tensors live on the CPU;
 # - pick a device once with `torch.device` and the "CUDA if available" idiom, so one script runs on a
-#   laptop and on a GPU server;
+#   laptop and on a GPU server, and compare devices without tripping over `cuda` against `cuda:0`;
 # - move tensors with `.to(device)` and keep the result (`.to` returns a new tensor);
 # - create tensors directly on a device with `device=`;
-# - explain why CPU memory and GPU memory are separate, and what a transfer over the PCIe bus costs;
+# - explain why CPU memory and GPU memory are usually separate, and what a transfer over the PCIe bus
+#   costs;
 # - recognise the device-mismatch `RuntimeError` and fix it.
 #
 # This notebook runs on any machine. Where something can only happen on a GPU, the cell does it for
@@ -103,16 +104,79 @@ check_key(answer_default_device, "A", name="answer_default_device",
 # Decide once, store it in one variable, and pass that variable everywhere. The same script then
 # runs on a laptop (everything on the CPU) and on a GPU server (everything on the GPU), with no edits.
 # The first cell of this notebook does exactly that.
+#
+# The idiom can only find a GPU that your PyTorch was built for, so install the build that matches
+# your hardware. On a Linux x86-64 machine, a plain `pip install torch` from PyPI gives a CUDA build
+# (it also pulls in NVIDIA's CUDA libraries, several gigabytes), while on Windows and macOS it gives
+# one without CUDA. On a Linux machine without an NVIDIA GPU, PyTorch's own CPU index
+# (`pip install torch --index-url https://download.pytorch.org/whl/cpu`) gives a much smaller
+# CPU-only build; for a GPU on Windows, or a particular CUDA version, the selector on pytorch.org
+# gives the command. `torch.version.cuda` tells you which one you have: the CUDA version the build was
+# made for, or `None` for a CPU-only build, whose version string ends in `+cpu`.
 
 # %%
 print(device, "| type:", device.type, "| index:", device.index)
+print('torch.device("cuda") == torch.device("cuda:0"):', torch.device("cuda") == torch.device("cuda:0"))
+made = torch.zeros(2, device=device)
+print("made with device =", device, "-> made.device is", made.device, "| made.device == device:", made.device == device,
+      "| same type:", made.device.type == device.type)
 print(torch.device("cuda:1").type, torch.device("cuda:1").index)
 print(torch.device("cpu") == torch.device("cpu"), torch.device("cpu") == torch.device("meta"))
+print("this build:", torch.__version__, "| torch.version.cuda:", torch.version.cuda)
 
 # %% [markdown]
 # A string such as `"cuda"` is accepted almost everywhere a device is, but a `torch.device` is the
 # real thing: it has `.type` and `.index`, it compares exactly, and it is what `tensor.device`
 # returns.
+#
+# "Exactly" includes the index, and that trips people up: `torch.device("cuda")` (no index: "the
+# current GPU") is not equal to `torch.device("cuda:0")`, yet a tensor made with `device="cuda"`
+# reports the index it landed on, `cuda:0`. So on a GPU machine the test `x.device == device`, with
+# `device` from the idiom above, is `False` even though `x` is exactly where you put it. Compare the
+# types (`x.device.type == device.type`) when any GPU will do, or compare with a device read from a
+# GPU tensor, which always carries its index. (CPU and `meta` devices have no index, so they compare
+# as you would expect.)
+
+# %% [markdown]
+# ### Quiz: comparing devices
+#
+# On a machine with one GPU:
+#
+# ```python
+# a = torch.zeros(2, device="cuda")
+# b = torch.ones(2).to(torch.device("cuda", 0))
+# same = a.device == b.device
+# named = a.device == torch.device("cuda")
+# ```
+#
+# What are `same` and `named`?
+#
+# - **A.** `True` and `True`: all four name the one GPU.
+# - **B.** `True` and `False`
+# - **C.** `False` and `False`: `a` was made with a string, `b` with a `torch.device`.
+# - **D.** `False` and `True`: only `a` and `torch.device("cuda")` were made from the same words.
+
+# %% answer answer_device_index
+# One upper-case letter as a string, for example "A".
+answer_device_index = None
+### BEGIN SOLUTION
+answer_device_index = "B"
+### END SOLUTION
+
+# %% test answer_device_index points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_device_index, "ABCD", name="answer_device_index")
+passed("answer_device_index", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_device_index, "B", name="answer_device_index",
+          why="A CUDA tensor's device always carries its index: a and b both report cuda:0, so same is True, however "
+              "they were made. torch.device('cuda') has no index, and a torch.device compares its index too, so "
+              "cuda:0 == cuda is False. Compare .type when any GPU will do.")
+### END HIDDEN TESTS
 #
 # ### Your turn: `pick_device`
 #
@@ -246,16 +310,20 @@ print(w.device, bias.device, labels.device, mask.device)
 # %% [markdown]
 # ## CPU memory, GPU memory and the PCIe bus
 #
-# Why all this care? Because the CPU and the GPU do not share memory. A CPU tensor's bytes sit in
-# the computer's RAM, which the CPU reads. A GPU tensor's bytes sit in the GPU's own memory (VRAM),
-# on the graphics card, which the CPU cannot read directly. The only road between the two is the PCIe
-# bus, and it is narrow compared with the memory on either side.
+# Why all this care? Because on most machines the CPU and the GPU do not share memory. A CPU tensor's
+# bytes sit in the computer's RAM, which the CPU reads. A GPU tensor's bytes sit in the GPU's own
+# memory (VRAM), on the graphics card, which the CPU cannot read directly. The road between the two
+# is the PCIe bus, and it is narrow compared with the memory on either side. (Some machines differ:
+# chips that join CPU and GPU with a fast link such as NVLink-C2C, GPUs that share the computer's
+# memory, and CUDA's "managed" memory let both sides reach the same bytes. PyTorch keeps the same
+# rules there: a tensor still has one device.)
 
 # %%
 memory_and_bus()
 
 # %% [markdown]
-# So `.to("cuda")` and `.to("cpu")` are real copies across that bus, never a change of label. A
+# So on a machine like that, `.to("cuda")` and `.to("cpu")` are real copies across the bus, not a
+# change of label. A
 # batch of 32 RGB images of 224x224 pixels in float32 takes about 19 MB; at the roughly 32 GB/s of a
 # PCIe 4.0 x16 slot that is over half a millisecond each way, while the GPU could have done a great
 # deal of arithmetic in that time. Every transfer also has a fixed start-up cost, so many tiny
@@ -401,7 +469,7 @@ check_nested(result, nested_batch("meta"), what="move_batch(nested batch, 'meta'
 # ## The device-mismatch error
 #
 # An operation runs on one device, with all its input tensors in that device's memory. Give it
-# tensors from two devices and PyTorch does not guess: it will not quietly copy one of them over the
+# tensors from two devices and PyTorch does not guess (one small exception follows below): it will not quietly copy one of them over the
 # bus (which would hide a slow transfer in every step), and it cannot read the other device's memory.
 # It stops with a `RuntimeError`.
 #
@@ -420,7 +488,7 @@ except RuntimeError as err:
     print(f"RuntimeError (cpu + {b.device.type}): {err}")
 
 # %% [markdown]
-# The fix is always to put every tensor of the operation on one device first:
+# The fix is to put every tensor of the operation on one device first:
 
 # %%
 c = a.to(target) + b
@@ -435,10 +503,45 @@ print(c.device, c.shape)
 print((b + torch.tensor(2.0)).device)
 
 # %% [markdown]
+# ### Quiz: a 0-d tensor on the GPU
+#
+# On a GPU machine, `loss` is a 0-d tensor on the GPU (the mean of a batch, say) and
+# `history = torch.zeros(5)` lives on the CPU. What happens on `history + loss`?
+#
+# - **A.** It works and the result is on the GPU, where the 0-d tensor is.
+# - **B.** It works and the result is on the CPU: a 0-d tensor is passed along as a plain number,
+#   whichever device it is on.
+# - **C.** A `RuntimeError`: only a 0-d tensor on the CPU is passed along as a number, and here the
+#   CPU tensor has dimensions.
+# - **D.** It works, but only after PyTorch copies `history` to the GPU, because the GPU is faster.
+
+# %% answer answer_zero_d_direction
+# One upper-case letter as a string, for example "A".
+answer_zero_d_direction = None
+### BEGIN SOLUTION
+answer_zero_d_direction = "C"
+### END SOLUTION
+
+# %% test answer_zero_d_direction points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_zero_d_direction, "ABCD", name="answer_zero_d_direction")
+passed("answer_zero_d_direction", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_zero_d_direction, "C", name="answer_zero_d_direction",
+          why="The corner of the rule goes one way only: a 0-d CPU tensor may join an operation on another device. "
+              "history has a dimension and lives on the CPU, loss lives on the GPU, so the devices clash and PyTorch "
+              "raises a RuntimeError. Bring the number back first (loss.item(), or loss.cpu()).")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ### Quiz: CPU plus GPU
 #
-# Tensor `A` lives on the CPU and tensor `B` on the GPU; they have the same shape and dtype. What
-# happens on `C = A + B`?
+# Tensor `A` lives on the CPU and tensor `B` on the GPU; both have shape `(2, 3)` and dtype
+# `float32`. What happens on `C = A + B`?
 #
 # - **A.** PyTorch moves `A` to the GPU and computes `C` there.
 # - **B.** PyTorch raises a `RuntimeError` saying the tensors are not on the same device.
@@ -462,9 +565,10 @@ passed("answer_device_mismatch", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_device_mismatch, "B", name="answer_device_mismatch",
-          why="CPU memory and GPU memory are separate, and PyTorch never moves a tensor behind your back: "
-              "mixing devices in one operation raises a RuntimeError (Expected all tensors to be on the same "
-              "device). Move one of them with .to first.")
+          why="A and B have dimensions, and every tensor with dimensions must be on the operation's device: "
+              "PyTorch does not copy one of them over the bus for you, so C = A + B raises a RuntimeError (Expected "
+              "all tensors to be on the same device). Move one of them with .to first. Only a 0-d CPU tensor would "
+              "have been let through, as a plain number.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -510,6 +614,8 @@ if torch.cuda.is_available():
                 what="same_device(two tensors on cuda:0)")
     check_equal(same_device(torch.ones(2, device="cuda"), torch.ones(2)), False,
                 what="same_device(a CUDA tensor, a CPU tensor)")
+    check_equal(same_device(torch.ones(2, device=torch.device("cuda")), torch.ones(2).to(torch.device("cuda", torch.cuda.current_device()))),
+                True, what="same_device of a tensor made with device=torch.device('cuda') and one moved to that GPU by its index")
     if torch.cuda.device_count() >= 2:
         check_equal(same_device(torch.ones(2, device="cuda:0"), torch.ones(2, device="cuda:1")), False,
                     what="same_device(a tensor on cuda:0, a tensor on cuda:1)")
@@ -684,6 +790,10 @@ for dev in test_devices(meta=True):
     check_paths(find_misplaced(mixed_batch(dev, "cpu" if dev != "cpu" else "meta"), place),
                 [("labels", 1), ("info", "weights", 1), (7,), ("deep", 0, 0, 0, 0, 0, 0)],
                 what=f"find_misplaced(nested batch, {place!r})")
+if torch.cuda.is_available():
+    here = torch.device("cuda", torch.cuda.current_device())
+    check_paths(find_misplaced({"x": torch.ones(2, device="cuda"), "y": [torch.ones(1)]}, here), [("y", 0)],
+                what=f"find_misplaced of a batch made with device='cuda', given {here} (the GPU with its index)")
 result, changed = call_watching_inputs(find_misplaced, mixed_batch("cpu", "meta"), "cpu")
 check_true(changed == [], "Expected find_misplaced to leave the batch unchanged (measured in your process), but it changed it.")
 check_paths(result, away_paths, what="find_misplaced(nested batch, 'cpu')")
@@ -697,8 +807,10 @@ check_paths(result, away_paths, what="find_misplaced(nested batch, 'cpu')")
 # normally share it. A function that is handed a model (to evaluate it, say) should read the device
 # there instead of assuming one, and bring the inputs to it.
 #
-# `model.state_dict()` gives the same tensors as a plain dict, one entry per parameter. For
-# `nn.Linear(in_features, out_features)` there are two: `"weight"`, of shape
+# `model.state_dict()` maps names to tensors, in an ordered dict: one entry per parameter, detached
+# from autograd but sharing the parameter's memory, and one per buffer, the other tensors a layer
+# keeps (`nn.BatchNorm1d`'s running mean and variance, say). For
+# `nn.Linear(in_features, out_features)`, which has no buffers, there are two: `"weight"`, of shape
 # `(out_features, in_features)`, and `"bias"`, of shape `(out_features,)`; a layer made with
 # `bias=False` has no `"bias"` entry. The layer computes `x @ weight.T + bias`.
 
@@ -839,7 +951,9 @@ print("fixed:", model(inputs.to(target)).shape)
 # ### Ferrying data back and forth
 #
 # Each `.to` across the bus is a real copy. Moving tensors to the GPU and back inside a loop (or
-# calling `.item()` or `.cpu()` on every step) can make GPU code slower than CPU code. Move the data
+# calling `.item()` or `.cpu()` on every step) can make GPU code slower than CPU code. Some copies
+# hide in plain sight: `.item()`, `print(t)`, `bool(t)` and so `if t > 0:` on a GPU tensor all copy its
+# value to the CPU (and wait for the GPU to finish) without a `.to` in sight. Move the data
 # once, keep the work on the device, and bring back only what you need.
 
 # %% [markdown]
@@ -849,8 +963,12 @@ print("fixed:", model(inputs.to(target)).shape)
 # - `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`, once, at the top.
 # - `x.to(device)` returns a new tensor; keep it with `x = x.to(device)`. Models move in place.
 # - Create tensors where they are needed with `device=`, or with the `*_like` functions.
-# - CPU RAM and GPU VRAM are separate; the PCIe bus between them is slow, so cross it rarely.
-# - Every tensor of one operation must live on one device, or PyTorch raises a `RuntimeError`.
+# - On most machines CPU RAM and GPU VRAM are separate, and the PCIe bus between them is slow, so
+#   cross it rarely; `.item()`, `print(t)` and `if t:` cross it too.
+# - Every tensor with dimensions in one operation must live on one device, or PyTorch raises a
+#   `RuntimeError`; only a 0-d CPU tensor may join an operation elsewhere.
+# - A `torch.device` compares its index too: `torch.device("cuda") != torch.device("cuda:0")`, and a
+#   GPU tensor's `.device` always has one. Compare `.type` when any GPU will do.
 #
 # Next: lesson 4 moves data between NumPy arrays and tensors, and shows when the two share memory.
 

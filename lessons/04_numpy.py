@@ -65,16 +65,15 @@ except ValueError as err:
 #
 # `torch.from_numpy(a)` does not copy anything. It builds a tensor object that points at the array's
 # own block of memory, with the same dtype (a float64 array gives a float64 tensor) and shape. It is
-# instant even for a huge array, and a write through either object shows in the other.
+# instant even for a huge array, and a write through either object shows in the other. Here the
+# write goes through the tensor, into an array of ints:
 
 # %%
-a = np.zeros(3)
-t = torch.from_numpy(a)
-a[0] = 5.0
-t[2] = -1.0
-print("array: ", a)
-print("tensor:", t)
-print(t.dtype)
+counts = np.arange(4)
+t = torch.from_numpy(counts)
+t[2] = -1
+print("array: ", counts)
+print("tensor:", t, t.dtype)
 
 # %% [markdown]
 # Two names, one buffer, on the left; two buffers on the right, which is what the next section's
@@ -204,6 +203,43 @@ a = np.zeros(3)
 t32 = torch.from_numpy(a).float()
 a[0] = 5.0
 print(t32)
+
+# %% [markdown]
+# ### Quiz: `torch.as_tensor` with a dtype
+#
+# ```python
+# a = np.arange(3.0)
+# t = torch.as_tensor(a, dtype=torch.float32)
+# a[0] = 9
+# ```
+#
+# What is `t[0]` now?
+#
+# - **A.** `tensor(9.)`: `as_tensor` shares memory with the array.
+# - **B.** `tensor(0.)`
+# - **C.** none: `as_tensor` raises, because `a` is float64 and float32 was asked for.
+# - **D.** `tensor(9., dtype=torch.float64)`: `as_tensor` shares and keeps the array's dtype.
+
+# %% answer answer_as_tensor_dtype
+# One upper-case letter as a string, for example "A".
+answer_as_tensor_dtype = None
+### BEGIN SOLUTION
+answer_as_tensor_dtype = "B"
+### END SOLUTION
+
+# %% test answer_as_tensor_dtype points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_as_tensor_dtype, "ABCD", name="answer_as_tensor_dtype")
+passed("answer_as_tensor_dtype", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_as_tensor_dtype, "B", name="answer_as_tensor_dtype",
+          why="np.arange(3.0) is float64. as_tensor shares only when it can; a float32 tensor cannot read float64 "
+              "bytes, so it copies the values into new float32 memory, and the later a[0] = 9 does not reach t.")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Quiz: does `torch.tensor` share?
@@ -353,6 +389,46 @@ n[1] = 7.0
 print(t)
 
 # %% [markdown]
+# ### Quiz: which changes reach the array?
+#
+# ```python
+# t = torch.zeros(3)
+# a = t.numpy()
+# t += 1
+# t = t * 2
+# t += 1
+# ```
+#
+# What does `a` hold now?
+#
+# - **A.** `[0., 0., 0.]`: `a` was made before any change.
+# - **B.** `[1., 1., 1.]`
+# - **C.** `[2., 2., 2.]`: `a` follows the name `t` up to the multiplication.
+# - **D.** `[3., 3., 3.]`: `a` follows every change made to `t`.
+
+# %% answer answer_numpy_after_rebind
+# One upper-case letter as a string, for example "A".
+answer_numpy_after_rebind = None
+### BEGIN SOLUTION
+answer_numpy_after_rebind = "B"
+### END SOLUTION
+
+# %% test answer_numpy_after_rebind points=1
+from course.quiz import check_choice
+from course.checks import passed
+
+check_choice(answer_numpy_after_rebind, "ABCD", name="answer_numpy_after_rebind")
+passed("answer_numpy_after_rebind", "(Only the form is checked here.)")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_numpy_after_rebind, "B", name="answer_numpy_after_rebind",
+          why="a is an array over the memory t had when a was made. The first t += 1 works in place, in that memory, "
+              "so a sees 1. t * 2 makes a new tensor in new memory and the name t moves to it; the last t += 1 "
+              "changes that new tensor, which a never shared.")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## When .numpy() refuses: gradients and GPUs
 #
 # `.numpy()` only hands out memory NumPy can safely use and read. Two cases come up all the time; a
@@ -360,8 +436,8 @@ print(t)
 #
 # **The tensor requires grad.** Autograd records how such a tensor was used; NumPy knows nothing
 # about that record, and a write through the array would change the numbers behind autograd's back.
-# `.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which lesson 6 introduces, it lets
-# the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the
+# `.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which the autograd lesson
+# introduces, it lets the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the
 # graph, which `.numpy()` accepts.
 
 # %%
@@ -420,8 +496,9 @@ passed("answer_cuda_numpy", "(Only the form is checked here.)")
 from course.quiz import check_key
 
 check_key(answer_cuda_numpy, "B", name="answer_cuda_numpy",
-          why="NumPy arrays live in CPU memory only, and PyTorch never copies across the bus behind your back: "
-              "t.numpy() on a CUDA tensor raises a TypeError telling you to call .cpu() first.")
+          why="NumPy arrays live in CPU memory only, and .numpy() promises an array over the tensor's own memory, "
+              "so it will not copy a GPU tensor across the bus for you: t.numpy() on a CUDA tensor raises a "
+              "TypeError telling you to call .cpu() first, the copy you ask for yourself.")
 ### END HIDDEN TESTS
 
 # %% [markdown]

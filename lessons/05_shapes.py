@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Lesson 5: reshaping, broadcasting and reductions
+# # reshaping, broadcasting and reductions
 #
 # Most bugs in a training pipeline are shape bugs: a tensor with its dimensions in the wrong order,
 # one dimension too many, or a mean taken over the wrong axis. This lesson is about reading and
@@ -70,12 +70,25 @@ print("shape", tuple(x.shape), "stride", x.stride(), "contiguous:", x.is_contigu
 # contiguous.
 
 # %%
+def same_memory(a, b):
+    """Whether a and b read the same block of memory (their storages start at one address)."""
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
 xt = x.t()
 print("x.t() shape", tuple(xt.shape), "stride", xt.stride(), "contiguous:", xt.is_contiguous())
 xt[0, 1] = 100                       # a write through the view...
 print(x)                             # ...shows in x: same memory
-print("same memory:", xt.data_ptr() == x.data_ptr())
+print("same memory:", same_memory(xt, x))
 x[0, 1] = 1                          # put the value back
+
+# %% [markdown]
+# `same_memory` compares the start of the two *storages*, the blocks of memory the tensors read.
+# `t.data_ptr()` is the address of `t`'s own first element instead, and a view that starts further
+# in has another one: `x[1]` shares `x`'s memory, yet `x[1].data_ptr() != x.data_ptr()`.
+
+# %%
+print("x[1]: data_ptr equal:", x[1].data_ptr() == x.data_ptr(), " same storage:", same_memory(x[1], x))
 
 # %% [markdown]
 # The picture shows both recipes over the one strip of memory. Reading `x` row by row visits the
@@ -90,7 +103,7 @@ memory_order(2, 3)
 
 # %%
 fixed = xt.contiguous()
-print("stride", fixed.stride(), "contiguous:", fixed.is_contiguous(), "same memory:", fixed.data_ptr() == x.data_ptr())
+print("stride", fixed.stride(), "contiguous:", fixed.is_contiguous(), "same memory:", same_memory(fixed, x))
 
 # %% [markdown]
 # ## View versus reshape
@@ -106,13 +119,13 @@ print("stride", fixed.stride(), "contiguous:", fixed.is_contiguous(), "same memo
 # %%
 grid = torch.arange(12, device=device).reshape(3, 4)
 flat = grid.view(-1)
-print(flat, "view shares memory:", flat.data_ptr() == grid.data_ptr())
+print(flat, "view shares memory:", same_memory(flat, grid))
 try:
     grid.t().view(-1)
 except RuntimeError as error:
     print("view after t() raised RuntimeError:", error)
 copied = grid.t().reshape(-1)
-print(copied, "reshape shares memory:", copied.data_ptr() == grid.data_ptr())
+print(copied, "reshape shares memory:", same_memory(copied, grid))
 
 # %% [markdown]
 # So after a `permute` or a transpose, use `reshape` (or call `.contiguous()` first, then `view`).
@@ -140,6 +153,25 @@ y = torch.arange(24).reshape(2, 3, 4)
 print(y.view(6, 4).stride())
 
 # %% [markdown]
+# ### Memory formats
+#
+# A `(B, C, H, W)` batch can keep its shape and its values and still store them in another order.
+# `x.to(memory_format=torch.channels_last)` keeps the `C` channel values of each pixel next to each
+# other, as a `(B, H, W, C)` tensor would store them, in one dense block with no gaps: its strides
+# become `(H*W*C, 1, W*C, C)`. The shape stays `(B, C, H, W)`, and "contiguous" means row-major
+# for the tensor's own shape, so `is_contiguous()` is `False` while
+# `is_contiguous(memory_format=torch.channels_last)` is `True`. Convolutions on a GPU are often
+# faster on that layout. It is a layout, not a shape: lessons 1 and 4 say "channels last" for an
+# image whose *shape* is `(H, W, C)`, which `to_channels_last` below makes with `permute`.
+
+# %%
+nchw = torch.arange(24, device=device).reshape(2, 3, 2, 2)
+stored_nhwc = nchw.to(memory_format=torch.channels_last)
+print(tuple(stored_nhwc.shape), "stride", stored_nhwc.stride(), "contiguous:", stored_nhwc.is_contiguous(),
+      "| channels_last:", stored_nhwc.is_contiguous(memory_format=torch.channels_last),
+      "| same values:", torch.equal(stored_nhwc, nchw))
+
+# %% [markdown]
 # ### Your turn: `flatten_images`
 #
 # Turn a batch of images `(B, C, H, W)` into a matrix `(B, C*H*W)`: one row per image, each row the
@@ -160,7 +192,7 @@ from course.checks import check_tensor, passed
 
 x = torch.arange(24).reshape(2, 3, 2, 2)
 check_tensor(flatten_images(x), torch.arange(24).reshape(2, 12), what="flatten_images of a (2, 3, 2, 2) batch")
-x_channels_last = x.to(memory_format=torch.channels_last)  # same values, not contiguous in memory
+x_channels_last = x.to(memory_format=torch.channels_last)  # same values and shape, memory in (B, H, W, C) order
 check_tensor(flatten_images(x_channels_last), torch.arange(24).reshape(2, 12),
              what="flatten_images of a (2, 3, 2, 2) batch stored channels-last (not contiguous)")
 passed("flatten_images")
@@ -275,12 +307,17 @@ def to_channels_last(x):
 
 # %% test to_channels_last points=2
 import torch
-from course.checks import check_shape, check_tensor, passed
+from course.checks import check_shape, check_slip, check_tensor, passed
 
 x = torch.arange(12).reshape(1, 3, 2, 2)  # one image, 3 channels, 2x2 pixels
 expected = torch.tensor([[[[0, 4, 8], [1, 5, 9]],
                           [[2, 6, 10], [3, 7, 11]]]])  # each pixel holds its 3 channel values
-check_tensor(to_channels_last(x), expected, what="to_channels_last of torch.arange(12).reshape(1, 3, 2, 2)")
+found = to_channels_last(x)
+check_slip(found, x.reshape(1, 2, 2, 3),
+           message="to_channels_last of torch.arange(12).reshape(1, 3, 2, 2) gave x.reshape(1, 2, 2, 3): reshape regroups "
+                   "the elements in memory order, so each 'pixel' holds three neighbours from one channel. Move the channel "
+                   "dimension with permute instead.")
+check_tensor(found, expected, what="to_channels_last of torch.arange(12).reshape(1, 3, 2, 2)")
 check_shape(tuple(to_channels_last(torch.zeros(2, 3, 4, 5)).shape), (2, 4, 5, 3),
             what="the shape of to_channels_last for a (2, 3, 4, 5) batch (H=4, W=5)")
 passed("to_channels_last")
@@ -455,8 +492,14 @@ print(tuple(torch.zeros(1, 1, 28, 28).squeeze().shape))
 # 3. compares each column: the sizes must be equal, or one of them must be 1. A size 1 is
 #    *stretched* to the other size (the same values reused, nothing copied).
 #
-# The result has, in each column, the larger size. If some column has two different sizes and
-# neither is 1, the operation raises a `RuntimeError`.
+# The result has, in each column, the common size when the two are equal, and otherwise the size
+# that is not 1: usually the larger one, but a 0 against a 1 gives 0 (an empty batch stays empty).
+# If some column has two different sizes and neither is 1, the operation raises a `RuntimeError`.
+#
+# An in-place operation such as `a.add_(b)` writes its result into `a`, so broadcasting may stretch
+# `b` but never `a`: the result must have `a`'s shape. `torch.zeros(2, 3).add_(torch.ones(3))` works,
+# and `torch.zeros(3).add_(torch.ones(2, 3))` raises a `RuntimeError`, although
+# `torch.zeros(3) + torch.ones(2, 3)` is fine.
 #
 # Subtracting a per-channel mean of shape `(1, 3, 1, 1)` from a batch `(4, 3, 2, 2)` works: the
 # channel sizes match, and every other size of the mean is 1 and stretches. In these pictures,
@@ -595,9 +638,13 @@ def center_rows(x):
 
 # %% test center_rows points=2
 import torch
-from course.checks import check_tensor, passed
+from course.checks import check_slip, check_tensor, passed
 
 square = torch.tensor([[1.0, 2.0], [10.0, 30.0]])
+check_slip(center_rows(square), square - square.mean(dim=1),
+           message="center_rows of [[1, 2], [10, 30]] gave x - x.mean(dim=1): without keepdim=True the row means (shape (2,)) "
+                   "line up with the columns, so each column had the other row's mean taken off. Keep the reduced "
+                   "dimension: x.mean(dim=1, keepdim=True).")
 check_tensor(center_rows(square), torch.tensor([[-0.5, 0.5], [-10.0, 10.0]]),
              what="center_rows of [[1, 2], [10, 30]] (row means 1.5 and 20)")
 wide = torch.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
@@ -653,10 +700,13 @@ def normalize_channels(x):
 
 # %% test normalize_channels points=3
 import torch
-from course.checks import check_tensor, passed
+from course.checks import check_slip, check_tensor, passed
 
 x = torch.tensor([[[[1.0, 3.0]], [[10.0, 30.0]]]])  # (1, 2, 1, 2): channel 0 holds 1 and 3, channel 1 holds 10 and 30
 expected = torch.tensor([[[[-1.0, 1.0]], [[-1.0, 1.0]]]])  # channel 0: mean 2, std 1; channel 1: mean 20, std 10
+check_slip(normalize_channels(x), (x - x.mean(dim=(0, 2, 3), keepdim=True)) / x.std(dim=(0, 2, 3), keepdim=True),
+           message="normalize_channels of a (1, 2, 1, 2) batch divided by std() with its default correction=1, which "
+                   "divides by n - 1. The population standard deviation divides by n: pass correction=0.")
 check_tensor(normalize_channels(x), expected, what="normalize_channels of a (1, 2, 1, 2) batch", atol=1e-4)
 check_tensor(normalize_channels(x.double()), expected.double(), what="normalize_channels of the same batch in float64 (dtype kept)", atol=1e-4)
 passed("normalize_channels")
@@ -743,9 +793,12 @@ print((difference * difference).sum(dim=-1))            # squared distances, (2,
 #
 # For `a` of shape `(N, D)` and `b` of shape `(M, D)`, return the `(N, M)` tensor whose entry
 # `[i, j]` is the Euclidean distance between `a[i]` and `b[j]`. Use tensor operations, not Python
-# loops. Your result must agree with `torch.cdist(a, b)` to within 1e-4, for `N` and `M` that may
+# loops. Your result must agree with the exact distances, `torch.cdist(a, b,
+# compute_mode="donot_use_mm_for_euclid_dist")`, to within 1e-4, for `N` and `M` that may
 # differ, be 1, or be 0, for points that coincide (distance exactly 0), for inputs that are not
-# contiguous, and for float32 and float64 points (the result keeps their dtype and device).
+# contiguous, and for float32 and float64 points (the result keeps their dtype and device). Build it
+# from broadcasting: `torch.cdist` does the whole job and is off limits here (the test notices when
+# it runs).
 
 # %% answer pairwise_distances
 def pairwise_distances(a, b):
@@ -762,6 +815,11 @@ a = torch.tensor([[0.0, 0.0], [3.0, 4.0]])
 b = torch.tensor([[0.0, 0.0], [6.0, 8.0], [3.0, 0.0]])
 check_tensor(pairwise_distances(a, b), torch.tensor([[0.0, 10.0, 3.0], [5.0, 5.0, 4.0]]),
              what="pairwise_distances of 2 points and 3 points in 2D", atol=1e-4)
+from course.checks import check_runs
+from course.probes.ops import CDIST_CALLS, call_watching_ops, check_no_library_call
+
+check_no_library_call(check_runs(call_watching_ops, pairwise_distances, CDIST_CALLS, a, b, what="pairwise_distances(a, b)")[1],
+                      item="pairwise_distances", what="for 2 points and 3 points in 2D")
 passed("pairwise_distances")
 ### BEGIN HIDDEN TESTS
 from course.checks import check_runs, check_true
@@ -799,6 +857,10 @@ for dev in test_devices():
         expected = exact.to(dtype=a.dtype, device=a.device)
         what = f"pairwise_distances of {label} on {dev}"
         check_tensor(check_runs(pairwise_distances, a, b, what=what), expected, what=what, atol=1e-4, rtol=0)
+    _, many_a, many_b = cases[0]
+    check_no_library_call(check_runs(call_watching_ops, pairwise_distances, CDIST_CALLS, many_a, many_b,
+                                     what=f"pairwise_distances of 300 and 200 points on {dev}")[1],
+                          item="pairwise_distances", what=f"for 300 and 200 points on {dev}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -908,8 +970,10 @@ chw = torch.arange(12, device=device).reshape(3, 2, 2)                # one imag
 print("reshape first pixel:", chw.reshape(2, 2, 3)[0, 0].tolist(), " permute first pixel:", chw.permute(1, 2, 0)[0, 0].tolist())
 
 # %% [markdown]
-# **2. `view` after `permute` or a transpose.** It raises a `RuntimeError` about size and stride;
-# use `reshape`, or `.contiguous().view(...)`.
+# **2. `view` after `permute` or a transpose.** It usually raises a `RuntimeError` about size and
+# stride, whenever it has to merge dimensions that are no longer next to each other in memory (it
+# works when they still are: `torch.zeros(2, 3, 4).permute(0, 2, 1).view(2, 2, 2, 3)` only splits a
+# dimension). Use `reshape`, or `.contiguous().view(...)`.
 #
 # **3. Forgetting `keepdim`.** A reduced tensor lines up with the *last* dimensions of the original.
 # If the sizes happen to match, you get numbers without an error:

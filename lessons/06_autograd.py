@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Lesson 6: automatic differentiation
+# # automatic differentiation
 #
 # Training a network means asking, for every weight, "if I nudge this number, how does the loss
 # change?" That number is a gradient, and PyTorch's **autograd** computes all of them for you.
@@ -276,8 +276,11 @@ print("after setting it to None:", weight.grad)
 # ### Calling backward() twice on one graph
 #
 # Recomputing the forward pass, as in the loop above, builds a new graph each time. Calling
-# `backward()` twice on the *same* graph fails instead: the first call frees the values the graph
-# saved for it. (`loss.backward(retain_graph=True)` keeps them, when you really need a second pass.)
+# `backward()` twice on the *same* graph fails instead when the graph saved values for its backward
+# pass, as `x @ weight` does (the slope of a product needs the other factor): the first call frees
+# them. (`loss.backward(retain_graph=True)` keeps them, when you really need a second pass.) A graph
+# that saved no tensor, such as `(weight + 1).sum()`, backs up twice without an error, adding into
+# `.grad` each time; so a second `backward()` that runs is no proof that the graph was rebuilt.
 
 # %%
 loss = (x @ weight).sum()
@@ -286,6 +289,13 @@ try:
     loss.backward()
 except RuntimeError as error:
     print("RuntimeError:", str(error).split(". ")[0] + ".")
+
+weight.grad = None
+nothing_saved = (weight + 1).sum()
+nothing_saved.backward()
+nothing_saved.backward()
+print("(weight + 1).sum(), backward() twice:", weight.grad.flatten().tolist())
+weight.grad = None
 
 # %% [markdown]
 # ### Quiz: backward twice
@@ -482,7 +492,9 @@ draw_tangent(wavy, 1.0, slope.item())
 #
 # Return the gradient of a scalar-valued function `f` at `x`: a tensor shaped like `x` that does
 # not require grad. `f` takes a tensor shaped like `x` and returns a 0-d tensor. Leave `x` as it was
-# (values, `requires_grad` and `.grad`), whether or not it requires grad.
+# (values, `requires_grad` and `.grad`), whether or not it requires grad. Use `torch.autograd.grad`:
+# the transforms of `torch.func` (`grad`, `grad_and_value`, `vjp`, `jacrev`, `jacfwd`, `hessian`)
+# do the whole job for you and are off limits here; the test notices when `f` runs under one.
 
 # %% answer grad_of
 def grad_of(f, x):
@@ -498,9 +510,13 @@ def grad_of(f, x):
 # %% test grad_of points=3
 import torch
 from course.checks import check_runs, check_tensor, check_true, passed
-from course.probes.autograd import grad_of_named
+from course.probes.autograd import grad_of_named, grad_of_under_transform
 
 x = torch.tensor([1.0, -2.0, 3.0])
+check_true(not check_runs(grad_of_under_transform, grad_of, "sum_of_squares", x, what="grad_of(f, x)"),
+           "Expected grad_of to compute the gradient with torch.autograd.grad, but it ran f under a torch.func transform "
+           "(torch.func.grad, grad_and_value, vjp, jacrev, jacfwd or hessian; measured in your process). The task rules "
+           "those out: grad_of is there to write the mechanism by hand.")
 result, x_changed = grad_of_named(grad_of, "sum_of_squares", x)
 check_tensor(result, 2 * x, what="grad_of(f, x) for f(x) = (x * x).sum() at x = [1., -2., 3.] (it is 2 * x)", requires_grad=False)
 check_true(not x_changed, "Expected grad_of to leave x as it was (measured in your process), but x changed "
@@ -778,8 +794,8 @@ draw_graph(y, {"y": y}, title="two doublings: two MulBackward0 nodes")
 # %% [markdown]
 # An `if` on a tensor asks Python for a single true or false, which works for a tensor with one
 # element. To choose entry by entry, use `torch.where(condition, a, b)`: it computes both `a` and
-# `b`, takes each entry from one of them, and sends each entry's gradient back only into the
-# branch that entry came from.
+# `b`, takes each entry from one of them, and sends each entry's gradient back into the branch that
+# entry came from, and a gradient of 0 into the other branch.
 
 # %%
 def leaky(t):
@@ -797,6 +813,20 @@ for value in (2.0, -2.0):
 t = torch.tensor([2.0, -2.0, 0.5], device=device, requires_grad=True)
 (slopes,) = torch.autograd.grad(torch.where(t > 0, t, 0.1 * t).sum(), t)
 print("torch.where, entry by entry:", [round(g, 4) for g in slopes.tolist()])
+
+# %% [markdown]
+# That 0 still goes through the branch that was not taken, and is multiplied there by its slope. Where
+# that slope is infinite, 0 times infinity is NaN: the slope of `sqrt` at 0 is infinite, so
+# `torch.where(t > 0, t.sqrt(), 0.0)` has gradient NaN at `t = 0`, although the value there is a
+# plain 0. The fix is a second `where` that keeps the unsafe branch's *input* in its safe range:
+# `torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0)`.
+
+# %%
+t = torch.tensor([4.0, 0.0], device=device, requires_grad=True)
+(unsafe,) = torch.autograd.grad(torch.where(t > 0, t.sqrt(), 0.0).sum(), t)
+(safe,) = torch.autograd.grad(torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0).sum(), t)
+print("one where:   ", unsafe.tolist())
+print("double where:", safe.tolist())
 
 # %% [markdown]
 # ### Quiz: a gradient through a loop
@@ -1014,8 +1044,21 @@ print("with .data:  ", [round(g, 4) for g in silent.tolist()], "(no error, and w
 # %% [markdown]
 # An in-place change is fine when no backward step needs the old values: in `y = x * 1.5` followed
 # by `y.add_(1.0)`, the multiplication by a number does not save its output, so `backward()` works.
-# The version counter checks exactly the tensors that were saved: when `backward()` does not raise,
-# no saved value was changed in place (unless `.data` hid the change).
+# The version counter checks exactly the tensors that were saved, and it counts only the changes
+# PyTorch makes through a tensor. Two roads get past it: `.data`, as above, and a write through
+# memory that a NumPy array shares with the tensor (`.detach().numpy()`, lesson 4), which PyTorch
+# never sees. Both leave the gradient silently wrong, so when `backward()` does not raise, no saved
+# value was changed in place *by a PyTorch operation*; for the rest, do not write into memory that a
+# graph may have saved.
+
+# %%
+z_cpu = z.detach().cpu().requires_grad_(True)  # .numpy() shares memory only with a CPU tensor
+s = torch.sigmoid(z_cpu)
+s.detach().numpy()[:] *= 2  # NumPy writes into the memory the graph saved; the counter does not move
+(through_numpy,) = torch.autograd.grad(s.sum(), z_cpu)
+print("through NumPy:", [round(g, 4) for g in through_numpy.tolist()], "(no error, and wrong)")
+
+# %% [markdown]
 #
 # ### Your turn: `stable_softmax`
 #
@@ -1041,6 +1084,9 @@ print("with .data:  ", [round(g, 4) for g in silent.tolist()], "(no error, and w
 # softmax's gradient. `x` has at least one dimension, and its last dimension is not empty; other
 # dimensions may be, so an empty batch of shape `(0, C)` gives an empty result. `x` may require
 # grad (the result then requires grad too); leave it as it was: no in-place change to `x`.
+# Write the computation out: `torch.softmax`, `torch.log_softmax` and their other spellings
+# (`F.softmax`, `Tensor.softmax`, `nn.Softmax`, ...) are off limits here, and the test notices
+# when one of them runs.
 
 # %% answer stable_softmax
 def stable_softmax(x):
@@ -1057,8 +1103,11 @@ import math
 import torch
 from course.checks import check_runs, check_tensor, check_true, fail, passed
 from course.probes.autograd import backward_through
+from course.probes.ops import SOFTMAX_CALLS, call_watching_ops, check_no_library_call
 
 x = torch.tensor([[0.0, math.log(2.0), math.log(5.0)], [1000.0, 1000.0, 998.0]], requires_grad=True)
+check_no_library_call(check_runs(call_watching_ops, stable_softmax, SOFTMAX_CALLS, x, what="stable_softmax(x)")[1],
+                      item="stable_softmax", what="for rows [0, log 2, log 5] and [1000, 1000, 998]")
 v = torch.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
 report = check_runs(backward_through, stable_softmax, x, v, what="stable_softmax(x) and a backward pass from it")
 e = math.exp(-2.0)
@@ -1108,6 +1157,10 @@ for label, x in cases.items():
 for dev in test_devices():
     x = (torch.randn(3, 4, generator=gen) * 100).to(dev).requires_grad_(True)
     check_softmax(x, torch.randn(3, 4, generator=gen).to(dev), f"a (3, 4) matrix on {dev}")
+for dev in test_devices():
+    batch = torch.randn(2, 3, 5, generator=gen, dtype=torch.float64).to(dev).requires_grad_(True)
+    check_no_library_call(check_runs(call_watching_ops, stable_softmax, SOFTMAX_CALLS, batch, what=f"stable_softmax of a (2, 3, 5) float64 batch on {dev}")[1],
+                          item="stable_softmax", what=f"for a (2, 3, 5) float64 batch on {dev}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1326,9 +1379,9 @@ check_key(answer_no_grad_purpose, "D", name="answer_no_grad_purpose",
 # recipe keeps its body (the layers that turn an input into features) as it is and trains only a new
 # last layer, the head. That is **freezing**: switch a parameter's flag off with
 # `p.requires_grad_(False)`, or `module.requires_grad_(False)` for every parameter of a module.
-# `backward()` then computes no gradient for it (its `.grad` stays `None`), and the optimizers in
-# `torch.optim` skip parameters whose `.grad` is `None`, so a step leaves it as it was. The update
-# below does what `torch.optim.SGD`'s step does, written out.
+# `backward()` then computes no gradient for it: its `.grad` stays as it was, `None` if it never had
+# one. The optimizers in `torch.optim` skip parameters whose `.grad` is `None`, so then a step leaves
+# it as it was. The update below does what `torch.optim.SGD`'s step does, written out.
 
 # %%
 torch.manual_seed(0)
@@ -1345,6 +1398,22 @@ for (name, p), old in zip(net.named_parameters(), before):
 
 trainable = sum(p.numel() for p in net.parameters() if p.requires_grad)
 print("trainable entries:", trainable, "of", sum(p.numel() for p in net.parameters()))
+
+# %% [markdown]
+# Freezing stops *new* gradients; it does not clear an old one. A parameter frozen after a
+# `backward()` and before `zero_grad()` keeps that `.grad`, and `opt.step()` still moves it with
+# it. So freeze before the first `backward()`, or clear `.grad` as you freeze (`p.grad = None`;
+# `optimizer.zero_grad()` does that by default).
+
+# %%
+torch.manual_seed(0)
+late = nn.Linear(4, 2).to(device)
+opt = torch.optim.SGD(late.parameters(), lr=0.1)
+late(torch.randn(8, 4, device=device)).sum().backward()
+late.requires_grad_(False)  # frozen too late: .grad already holds a gradient
+old = late.weight.detach().clone()
+opt.step()
+print("frozen after backward(), changed by opt.step():", not torch.equal(late.weight, old))
 
 # %% [markdown]
 # The count of trainable entries is worth printing whenever you freeze: it shows at a glance that

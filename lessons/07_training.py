@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Lesson 7: a training step, end to end
+# # a training step, end to end
 #
 # Every lesson so far prepared one piece: tensors with the right shape, dtype and device, and
 # autograd filling `.grad`. Here the pieces meet in the loop that trains a model.
@@ -216,7 +216,8 @@ print("largest move of one weight:", (weight.detach() - before).abs().max().item
 #
 # Training repeats one cycle: take a batch, see how wrong the model is, find out which way each
 # parameter should move, move it a little. Everything in it is a tensor: the images, the weights,
-# the predictions, the loss and the gradients. In code the cycle is five lines, always in this order:
+# the predictions, the loss and the gradients. In code the cycle is five lines, in this order
+# (clearing the gradients may come anywhere before `backward()`; first is the safe place for it):
 
 # %%
 training_step_diagram()
@@ -631,7 +632,7 @@ print("batch norm, evaluation mode:", norm.eval()(pair).tolist())
 # its running mean moved a tenth of the way (its `momentum`, 0.1) from 0 towards the batch mean
 # `[2, 20]`. In evaluation mode it used the running statistics instead.
 #
-# `model.eval()` does not switch autograd off (lesson 6): evaluation wants both `model.eval()`, for
+# `model.eval()` does not switch autograd off (the lesson on autograd): evaluation wants both `model.eval()`, for
 # these layers, and `torch.no_grad()`, for the graph. And the mode stays where you leave it. A model
 # evaluated in the middle of training must be switched back with `model.train()`, or the rest of the
 # training runs without dropout and with batch norm's statistics frozen. So code that evaluates a
@@ -809,8 +810,10 @@ for epoch in range(6):
     print(f"epoch {epoch + 1}: last loss {losses[-1]:.3f}, held-out accuracy {accuracies[-1]:.3f}")
 
 # %%
+from IPython.display import display  # a figure made inside an `if` is shown only when displayed
+
 if accuracies:
-    plot_loss_curve(losses, accuracies=accuracies, steps_per_epoch=len(losses) // len(accuracies))
+    display(plot_loss_curve(losses, accuracies=accuracies, steps_per_epoch=len(losses) // len(accuracies)))
 else:
     print("No curve yet: write the items above, then run the loop again.")
 
@@ -823,10 +826,13 @@ else:
 
 # %%
 # Try it: rerun the two cells above with lr=0.5, or with lr=0.0001, or with Adam; see the curve change.
-model.eval()
-with torch.no_grad():
-    guesses = model(test_x[:8]).argmax(dim=1)
-show_images(test_x[:8], test_y[:8], predicted=guesses)
+if accuracies:  # the loop above trained this model for at least one epoch
+    model.eval()
+    with torch.no_grad():
+        guesses = model(test_x[:8]).argmax(dim=1)
+    display(show_images(test_x[:8].cpu(), test_y[:8].cpu(), predicted=guesses.cpu()))
+else:
+    print("No trained model yet: write the items above, then run the loop again.")
 
 # %% [markdown]
 # ### Your turn: `train_classifier`

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Indexing, gathering and vectorized code
+# # indexing, gathering and vectorized code
 #
 # This lesson follows the one on shapes (lesson 5). Fast tensor code rarely touches one element at
 # a time: it selects, gathers, counts and scatters whole batches with a few tensor operations, and
@@ -9,7 +9,7 @@
 # **You will learn to**
 #
 # - tell *basic* indexing (integers and slices: a view) from *advanced* indexing (integer tensors
-#   and boolean masks: a copy), and write through a view on purpose;
+#   with at least one dimension, and boolean masks: a copy), and write through a view on purpose;
 # - select with boolean masks and keep shapes with `torch.where`;
 # - pick one entry per row with advanced indexing or `gather`;
 # - join tensors with `cat` and `stack`;
@@ -71,6 +71,9 @@ print("row 0 after filling its clone:", x[0].tolist())
 # The elements it picks can come from anywhere, in any order, even twice, so no single stride
 # describes them: PyTorch copies them into new memory. Writing into that result leaves `x` alone.
 #
+# A 0-d integer tensor is not advanced indexing: PyTorch reads `torch.tensor(1)` as the integer 1,
+# so `x[torch.tensor(1)]` is a view, like `x[1]`, while `x[torch.tensor([1])]` is a copy.
+#
 # Assignment is the exception that makes this confusing: `x[index] = value` (one indexing
 # expression on the left of `=`) writes into `x` itself. Python turns it into a call on `x`
 # (`x.__setitem__`, PyTorch's `index_put_`), not into "make the copy, then write into it".
@@ -86,6 +89,8 @@ x[rows, 0] = -1                        # one indexing expression left of '=': wr
 print("x[:, 0] after x[rows, 0] = -1:", x[:, 0].tolist())
 x[rows][:, 1] = -5                     # two steps: x[rows] is a copy, the write lands there
 print("x[:, 1] after x[rows][:, 1] = -5:", x[:, 1].tolist(), "(unchanged)")
+print("x[torch.tensor(1)] same memory as x:", same_memory(x[torch.tensor(1, device=device)], x),
+      "| x[torch.tensor([1])]:", same_memory(x[torch.tensor([1], device=device)], x))
 
 # %% [markdown]
 # NumPy follows the same rule: fancy indexing copies, slicing gives a view.
@@ -527,6 +532,12 @@ except RuntimeError as error:
 #   gives (along `dim`). Repeated positions add up.
 # - `out.index_add_(dim, index, source)` adds whole slices: slice `i` of `source` is added to slice
 #   `index[i]` of `out`. Repeated positions add up here too.
+#
+# On a GPU, `scatter_add_` and `index_add_` may behave nondeterministically (PyTorch's documentation
+# says so for CUDA tensors): the additions into one position run in parallel, in no fixed order, and
+# floating-point addition depends on the order, so float sums can differ in their last bits from
+# one run to the next. Integer additions do not depend on the order. `torch.use_deterministic_algorithms(True)`
+# asks PyTorch for deterministic versions of such operations.
 #
 # One trap: `counts[index] += 1` does **not** add up repeated positions. It reads `counts[index]`
 # (a copy), adds 1, and writes each result back, so a position named three times still gets +1.

@@ -42,6 +42,17 @@ def _wait_for_port(port: int, proc: subprocess.Popen, what: str, *, timeout: flo
     raise RuntimeError(f"{what} did not listen on port {port} within {timeout:g} s")
 
 
+def stop_process(proc: subprocess.Popen, *, grace: float = 30.0) -> None:
+    """SIGTERM, then SIGKILL after `grace` seconds: a test that fails still leaves nothing running."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
 def missing(reason: str) -> None:
     """A server this test needs cannot run here: fail under CI (it must install it), skip elsewhere."""
     if os.environ.get("CI"):

@@ -105,3 +105,14 @@ def test_readme_lists_the_lessons_in_course_order():
 def test_curriculum_sections_follow_the_course_order():
     sections = re.findall(r"^## (\d\d_\w+):", (ROOT / "docs" / "curriculum.md").read_text(encoding="utf-8"), re.M)
     assert sections == course_order(ROOT)
+
+
+def test_titles_are_numbered_in_course_order(tmp_path):
+    """A lesson's title carries its place in lessons/ORDER, whatever its id or the number its file wrote."""
+    import json
+
+    course = _course_with_lessons(tmp_path, ["01_a", "02_b", "03_c"], "03_c\n01_a\n")
+    (course / "lessons" / "02_b.py").write_text(GOOD.replace("# # Title", "# # Lesson 9: Title"), encoding="utf-8")
+    titles = {lesson: json.loads(render(course / "lessons" / f"{lesson}.py"))["cells"][0]["source"][0].rstrip("\n")
+              for lesson in ("01_a", "02_b", "03_c")}
+    assert titles == {"03_c": "# Lesson 1: Title", "01_a": "# Lesson 2: Title", "02_b": "# Lesson 3: Title"}

@@ -134,3 +134,26 @@ def test_check_raises():
         check_raises(ValueError, lambda x: 2, 1, what="f(1)")
     with pytest.raises(CheckFailed, match="but it raised TypeError"):
         check_raises(ValueError, lambda: None + 1, what="f()")
+
+
+def test_check_slip_names_the_slip_only_when_found_is_the_slip():
+    from course.checks import check_slip
+
+    square = torch.tensor([[1.0, 2.0], [10.0, 30.0]])
+    slip = square - square.mean(dim=1)
+    with pytest.raises(CheckFailed, match="keepdim"):
+        check_slip(slip.clone(), slip, message="forgot keepdim")
+    check_slip(square - square.mean(dim=1, keepdim=True), slip, message="forgot keepdim")
+    check_slip(slip.double(), slip, message="forgot keepdim")  # another dtype is judged by check_tensor
+    check_slip([[-0.5, -18.0], [8.5, 10.0]], slip, message="forgot keepdim")
+    check_slip(torch.zeros(2, 2, device="meta"), torch.zeros(2, 2, device="meta"), message="no values to compare")
+
+
+def test_stderr_routing_is_only_for_notebook_kernels():
+    """Outside a kernel (the grader's judge, a plain process) the rule lives in the grader, not here."""
+    from course.checks import TEST_CELL, show_stderr_on_stdout
+
+    assert show_stderr_on_stdout() is False
+    assert TEST_CELL.search("import torch\nfrom course.checks import check_tensor, passed\n")
+    assert TEST_CELL.search("from course.quiz import check_choice\n")
+    assert not TEST_CELL.search("import torch\nfrom course.device import describe_setup\n")

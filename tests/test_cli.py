@@ -70,3 +70,22 @@ def test_grade_prints_where_the_time_went():
     assert "grader overhead        2.0 s" in text and "start-up               1.5 s" in text
     assert "slowest: ada/01/01 4.0 s, bob/01/01 2.0 s" in text
     assert "unchanged" in speed_summary({"timings": []})
+
+
+@pytest.mark.parametrize("command", [["report"], ["export"], ["feedback"], ["grade", "--workers", "1"]])
+def test_commands_run_from_the_venv_without_activation(command, tmp_path):
+    """`.venv/bin/autograder` with the venv's bin/ off PATH: nbgrader still finds `alembic`, and every
+    error a new course can give is one line."""
+    import shutil
+    from pathlib import Path
+
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy2(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    script = Path(sys.executable).parent / "autograder"
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"}
+    proc = subprocess.run([str(script), *command], cwd=course, capture_output=True, text=True, env=env, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "alembic" not in proc.stderr
+    if proc.returncode:
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

@@ -24,7 +24,7 @@ import pytest
 
 from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples, stock
 from tests.conftest import ROOT, copy_course, use_gradebook
-from tests.servers import DaskCluster, free_port, make_certificates, tls_config, tls_env
+from tests.servers import DaskCluster, free_port, make_certificates, stop_process, tls_config, tls_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 LESSONS = ["01_tensors", "02_dtype", "04_numpy"]
@@ -356,8 +356,7 @@ def formgrader_sets_a_manual_score(course: Path) -> tuple[str, float]:
         assert changed["manual_score"] == target["max_score"]
         return target["id"], float(target["max_score"])
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_process(server)
 
 
 # ---------------------------------------------------------------- security and refusals

@@ -101,3 +101,12 @@ def test_feedback_shows_verdicts_and_messages_never_hidden_source(demo_dir):
         text = path.read_text(encoding="utf-8")
         assert "BEGIN HIDDEN TESTS" not in text
         assert not [s for s in hidden_only if s in text]
+
+
+def test_demo_table_prints_whole_item_names_within_100_columns(demo_dir):
+    table = commands.format_table(demo_dir, assignments=[LESSON], notes={"ada": "every answer correct"})
+    items = {row.item.removeprefix("test_").removeprefix("answer_") for row in gradebook.item_scores(demo_dir)}
+    first_words = {line.split()[0] for line in table.splitlines() if line.strip()}
+    assert items <= first_words, items - first_words
+    assert max(len(line) for line in table.splitlines()) <= 100
+    assert "ada: every answer correct" in table

@@ -306,3 +306,35 @@ def test_in_sandbox_tests_is_an_explicit_opt_in_with_a_warning(tiny_class):
     assert gradebook.score_table(course)[(LESSON, "wrong-hidden")] == {**FULL, "test_mul": 0.0}
     text = (course / "autograded" / "wrong-hidden" / LESSON / f"{LESSON}.ipynb").read_text(encoding="utf-8")
     assert "check_equal(mul(7, 6)" not in text
+
+
+# ---------------------------------------------------------------- caps per notebook
+
+
+def test_files_handed_in_beyond_the_caps_are_left_out_with_a_note(tmp_path):
+    from autograder import engine
+    from autograder.sandbox import Limits
+
+    for name, size in (("a.bin", 3 << 20), ("b.bin", 3 << 20), ("c.txt", 10), ("d.txt", 10), ("e.txt", 10)):
+        (tmp_path / name).write_bytes(b"x" * size)
+    (tmp_path / "nb.ipynb").write_text("{}")
+    kept, notes = engine.handed_in_files(tmp_path, Limits(files_count=3, files_mb=5))
+    assert [k["to"] for k in kept] == ["a.bin", "c.txt", "d.txt"]
+    assert len(notes) == 1 and "b.bin" in notes[0] and "e.txt" in notes[0] and "max_handed_in_files" in notes[0]
+    kept, notes = engine.handed_in_files(tmp_path, Limits())
+    assert len(kept) == 5 and notes == []
+
+
+def test_an_autograded_notebook_over_its_cap_loses_its_largest_outputs_first():
+    from autograder import grading
+
+    nb = nbformat.v4.new_notebook()
+    for size in (10, 3_000_000, 200_000):
+        cell = nbformat.v4.new_code_cell("print()")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * size)]
+        nb.cells.append(cell)
+    assert grading._fit_notebook(nb, 1 << 20)
+    assert len(nbformat.writes(nb)) <= 1 << 20
+    assert nb.cells[0].outputs[0]["text"] == "x" * 10 and nb.cells[2].outputs[0]["text"] == "x" * 200_000
+    assert "size limit" in nb.cells[1].outputs[0]["text"]
+    assert not grading._fit_notebook(nb, 1 << 20)

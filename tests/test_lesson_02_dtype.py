@@ -1,10 +1,13 @@
-"""Unit tests for the pictures of lesson 02 (data types)."""
+"""Unit tests for the pictures of lesson 02 (data types), and its quizzes run."""
 
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 from matplotlib.figure import Figure
+from torch import nn
 
 from course.pictures.dtype import dtype_rows, dtype_table, range_and_precision
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 
 def test_rows_agree_with_torch():
@@ -28,3 +31,63 @@ def test_dtype_table_draws_a_closed_figure(tmp_path):
     assert set(plt.get_fignums()) == before
     fig.savefig(tmp_path / "dtypes.png")
     assert (tmp_path / "dtypes.png").stat().st_size > 0
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test.
+
+LESSON = "02_dtype"
+
+
+def _dtype_choice(found, choices):
+    return the_true_choice({letter: found == dtype for letter, dtype in choices.items()})
+
+
+def test_int_dtype_key():
+    found = torch.tensor([1, 2, 3]).dtype
+    choices = {"A": torch.float32, "B": torch.int32, "C": torch.int64, "D": torch.uint8}
+    assert _dtype_choice(found, choices) == key_of(LESSON, "answer_int_dtype")
+
+
+def test_numpy_float_dtype_key():
+    found = outcome(lambda: torch.from_numpy(np.array([1.0, 2.0])).dtype)
+    choices = {"A": torch.float32, "B": torch.float16, "C": ValueError, "D": torch.float64}
+    holds = {letter: found == want or (letter == "C" and isinstance(found, type)) for letter, want in choices.items()}
+    assert the_true_choice(holds) == key_of(LESSON, "answer_numpy_float_dtype")
+
+
+def test_linear_int_input_key():
+    layer = nn.Linear(3, 2)
+    x = torch.tensor([[1, 2, 3]])
+    try:
+        out, error = layer(x), None
+    except Exception as exc:
+        out, error = None, exc
+    holds = {
+        "A": isinstance(error, RuntimeError) and "Long and Float" in str(error),
+        "B": out is not None and out.dtype == torch.float32,
+        "C": out is not None and out.dtype == torch.int64,
+        "D": isinstance(error, TypeError),
+    }
+    assert the_true_choice(holds) == key_of(LESSON, "answer_linear_int_input")
+
+
+def test_cast_values_key():
+    found = torch.tensor([-0.7, 2.5, 260.0]).long().to(torch.uint8).tolist()
+    holds = {"A": found == [0, 2, 4], "B": found == [0, 3, 4], "C": found == [255, 2, 4], "D": found == [0, 2, 255]}
+    assert the_true_choice(holds) == key_of(LESSON, "answer_cast_values")
+
+
+def test_zero_d_promotion_key():
+    h = torch.ones(4, dtype=torch.float16)
+    s = torch.tensor(0.1, dtype=torch.float64)
+    found = outcome(lambda: (h * s).dtype)
+    holds = {"A": found == torch.float64, "B": found == torch.float32, "C": found == torch.float16,
+             "D": isinstance(found, type)}
+    assert the_true_choice(holds) == key_of(LESSON, "answer_zero_d_promotion")
+
+
+def test_uint8_wrap_key():
+    x = torch.tensor([250, 10], dtype=torch.uint8)
+    found = outcome(lambda: (x + x).float().mean().item())
+    holds = {"A": found == 260.0, "B": found == 137.5, "C": found == 132.0, "D": isinstance(found, type)}
+    assert the_true_choice(holds) == key_of(LESSON, "answer_uint8_wrap")

@@ -1,4 +1,4 @@
-"""Unit tests for the pictures of lesson 04 (NumPy interop)."""
+"""Unit tests for the pictures of lesson 04 (NumPy interop), and its quizzes run."""
 
 import re
 
@@ -9,6 +9,7 @@ import torch
 from matplotlib.figure import Figure
 
 from course.pictures.numpy_interop import CHANGED_COLOUR, shared_and_copied, show_channels_last
+from tests.quiz_keys import key_of, outcome, the_true_choice
 
 
 def _texts(fig):
@@ -80,3 +81,79 @@ def test_show_channels_last_refuses_what_imshow_would_misdraw(bad, error, words)
 def test_show_channels_last_wants_one_title_per_image():
     with pytest.raises(ValueError, match="titles"):
         show_channels_last(_images(n=2), titles=["only one"])
+
+
+# Each quiz run: exactly one choice holds, and it is the key in the lesson's hidden test.
+
+LESSON = "04_numpy"
+
+
+def test_shared_after_mutation_key():
+    a = np.zeros(3)
+    t = torch.from_numpy(a)
+    a[0] = 5
+    found = outcome(lambda: t[0])
+    value = isinstance(found, torch.Tensor)
+    holds = {
+        "A": value and found.item() == 0.0 and found.dtype == torch.float64,
+        "B": value and found.item() == 5.0 and found.dtype == torch.float64,
+        "C": found is RuntimeError,
+        "D": value and found.item() == 5.0 and found.dtype == torch.float32,
+    }
+    assert the_true_choice(holds) == key_of(LESSON, "answer_shared_after_mutation")
+
+
+def test_tensor_copies_key():
+    arrays = {
+        "float32": np.zeros(4, dtype=np.float32),
+        "float64": np.zeros(4),
+        "contiguous int64": np.arange(4),
+        "strided float32": np.zeros(8, dtype=np.float32)[::2],
+    }
+    shares = {name: np.shares_memory(torch.tensor(a).numpy(), a) for name, a in arrays.items()}
+    holds = {
+        "A": all(shares.values()),
+        "B": not any(shares.values()),
+        "C": shares["float32"] and not shares["float64"],
+        "D": shares["contiguous int64"] and not shares["strided float32"],
+    }
+    assert the_true_choice(holds) == key_of(LESSON, "answer_tensor_copies")
+
+
+def test_cuda_numpy_key():
+    t = torch.ones(3, device="cuda" if torch.cuda.is_available() else "meta")
+    try:
+        found, error = t.numpy(), None
+    except Exception as exc:
+        found, error = None, exc
+    holds = {
+        "A": found is not None,  # A, C and D all say an array comes back
+        "B": isinstance(error, TypeError) and "cpu()" in str(error),
+        "C": found is not None,
+        "D": found is not None,
+    }
+    assert the_true_choice(holds) == key_of(LESSON, "answer_cuda_numpy")
+
+
+def test_numpy_after_rebind_key():
+    t = torch.zeros(3)
+    a = t.numpy()
+    t += 1
+    t = t * 2
+    t += 1
+    holds = {letter: a.tolist() == [value] * 3 for letter, value in zip("ABCD", (0.0, 1.0, 2.0, 3.0))}
+    assert the_true_choice(holds) == key_of(LESSON, "answer_numpy_after_rebind")
+
+
+def test_as_tensor_dtype_key():
+    a = np.arange(3.0)
+    t = outcome(lambda: torch.as_tensor(a, dtype=torch.float32))
+    a[0] = 9
+    works = isinstance(t, torch.Tensor)
+    holds = {
+        "A": works and t[0].item() == 9.0 and t.dtype == torch.float32,
+        "B": works and t[0].item() == 0.0,
+        "C": not works,
+        "D": works and t[0].item() == 9.0 and t.dtype == torch.float64,
+    }
+    assert the_true_choice(holds) == key_of(LESSON, "answer_as_tensor_dtype")

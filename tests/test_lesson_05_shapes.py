@@ -69,3 +69,17 @@ def test_patch_grid_colours_each_pixel_by_its_patch():
 def test_patch_grid_refuses_a_patch_size_that_does_not_divide(height, width, p):
     with pytest.raises(ValueError, match="divide"):
         patch_grid(height, width, p)
+
+
+def test_the_operation_watch_sees_cdist_in_both_modes():
+    from course.probes.ops import CDIST_CALLS, call_watching_ops
+
+    g = torch.Generator().manual_seed(0)
+    for n in (5, 300):
+        a, b = torch.randn(n, 3, generator=g), torch.randn(n // 2 + 1, 3, generator=g)
+        assert call_watching_ops(torch.cdist, CDIST_CALLS, a, b)[1], n
+        assert call_watching_ops(lambda p, q: torch.cdist(p, q, compute_mode="donot_use_mm_for_euclid_dist"), CDIST_CALLS, a, b)[1]
+        by_hand = lambda p, q: (p[:, None, :] - q[None, :, :]).pow(2).sum(-1).sqrt()  # noqa: E731
+        result, seen = call_watching_ops(by_hand, CDIST_CALLS, a, b)
+        assert seen == [] and torch.allclose(result, torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"), atol=1e-5)
+    assert torch._C._len_torch_dispatch_stack() == 0

@@ -306,3 +306,37 @@ def test_tanh_layer_products_match_finite_differences():
     assert x.grad is None and not grad_x.requires_grad
     check_grad_by_finite_differences(grad_x, lambda t: (torch.tanh(t @ w) * v).sum(), x)
     check_grad_by_finite_differences(grad_w, lambda t: (torch.tanh(x.detach() @ t) * v).sum(), w)
+
+
+def test_the_operation_watch_names_softmax_in_every_spelling():
+    import torch.nn.functional as F
+
+    from course.checks import CheckFailed
+    from course.probes.ops import SOFTMAX_CALLS, call_watching_ops, check_no_library_call
+
+    x = torch.randn(3, 4, requires_grad=True)
+    spellings = [lambda t: torch.softmax(t, -1), lambda t: F.softmax(t, dim=-1), lambda t: t.softmax(-1),
+                 lambda t: torch.nn.Softmax(dim=-1)(t), lambda t: torch.special.softmax(t, -1), lambda t: F.log_softmax(t, -1).exp()]
+    for spelling in spellings:
+        result, seen = call_watching_ops(spelling, SOFTMAX_CALLS, x)
+        assert seen and torch.allclose(result, torch.softmax(x, -1))
+        with pytest.raises(CheckFailed, match="torch.(log_)?softmax"):
+            check_no_library_call(seen, item="stable_softmax", what="here")
+    shifted = lambda t: (t - t.amax(-1, keepdim=True)).exp() / (t - t.amax(-1, keepdim=True)).exp().sum(-1, keepdim=True)  # noqa: E731
+    assert call_watching_ops(shifted, SOFTMAX_CALLS, x)[1] == []
+    check_no_library_call([], item="stable_softmax", what="here")
+
+
+def test_grad_of_under_transform_sees_torch_func_only():
+    from course.probes.autograd import grad_of_under_transform
+
+    def by_hand(f, x):
+        leaf = x.detach().clone().requires_grad_(True)
+        return torch.autograd.grad(f(leaf), leaf)[0]
+
+    x = torch.tensor([1.0, -2.0, 3.0])
+    assert grad_of_under_transform(by_hand, "sum_of_squares", x) is False
+    assert grad_of_under_transform(lambda f, t: torch.autograd.functional.jacobian(f, t), "sin_sum", x) is False
+    for transform in (lambda f, t: torch.func.grad(f)(t), lambda f, t: torch.func.grad_and_value(f)(t)[0],
+                      lambda f, t: torch.func.jacrev(f)(t), lambda f, t: torch.func.vjp(f, t)[1](torch.tensor(1.0))[0]):
+        assert grad_of_under_transform(transform, "sum_of_squares", x) is True

@@ -362,3 +362,20 @@ def test_reference_epoch_matches_and_a_model_left_in_eval_mode_shows(solutions):
     found = probes.train_one_epoch_probe(no_train, 0, training=False)
     with pytest.raises(CheckFailed, match="evaluation mode"):
         probes.check_epoch(found, expected_epoch(0, training=False), what="eval")
+
+
+def test_the_build_hint_names_super_init_only_when_it_is_missing():
+    class NoSuper(nn.Module):
+        def __init__(self):
+            self.fc1 = nn.Linear(3 * 32 * 32, 32)
+
+    class WrongSize(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(3 * 32 * 32, 32.5)
+
+    for model, says, never in ((NoSuper, "super().__init__()", "two ints"), (WrongSize, "two ints", "super().__init__()")):
+        found = probes.module_class_probe(model, 0)
+        with pytest.raises(CheckFailed) as info:
+            probes.check_module_class(found, name="Net", param_count=98468, output_shape=(64, 4), what="wrong")
+        assert says in str(info.value) and never not in str(info.value), str(info.value)

@@ -15,7 +15,10 @@ from tests.conftest import lessons
 CLAIMS = load_all()
 
 
-@pytest.mark.parametrize("item", CLAIMS, ids=[c.id for c in CLAIMS])
+CUDA = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
+
+
+@pytest.mark.parametrize("item", [pytest.param(c, id=c.id, marks=CUDA if c.cuda else ()) for c in CLAIMS])
 def test_claim(item):
     run_claim(item)
 

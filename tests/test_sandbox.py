@@ -195,10 +195,17 @@ def test_open_by_handle_cannot_bypass_paths(tmp_path, course_dir):
         handle, mount_id = Handle(128, 0), ctypes.c_int()
         if libc.name_to_handle_at(-100, path.encode(), ctypes.byref(handle), ctypes.byref(mount_id), 0) != 0:
             return "no handle"
-        fd = libc.open_by_handle_at(os.open(".", os.O_RDONLY), ctypes.byref(handle), os.O_RDONLY)
-        if fd < 0:
-            return os.strerror(ctypes.get_errno())
-        return os.read(fd, 100).decode()
+        for mount in (".", sys.prefix, "/"):  # the scratch folder is a tmpfs: a handle needs a descriptor on the target's file system
+            try:
+                mount_fd = os.open(mount, os.O_RDONLY)
+            except OSError:
+                continue
+            fd = libc.open_by_handle_at(mount_fd, ctypes.byref(handle), os.O_RDONLY)
+            if fd >= 0:
+                return os.read(fd, 100).decode()
+            if ctypes.get_errno() != errno.ESTALE:
+                return os.strerror(ctypes.get_errno())
+        return "no handle"
 
     out, _ = run_confined(tmp_path, probe, str(course_dir / "gradebook.db"))
     assert out in ("Permission denied", "Operation not permitted", "no handle")
@@ -457,14 +464,12 @@ def test_worker_exit_status_reaches_zygote(tmp_path):
 # ---------------------------------------------------------------- killing
 
 
-def _daemonise(pid_file: str) -> str:
-    """Double fork with a new session: the classic way out of a process group."""
+def _daemonise(report_fd: int) -> str:
+    """Double fork with a new session: the classic way out of a process group. The daemon's pid goes to `report_fd`."""
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            fd = os.open(pid_file, os.O_WRONLY | os.O_CREAT)
-            os.write(fd, str(os.getpid()).encode())
-            os.close(fd)
+            os.write(report_fd, f"{os.getpid()}\n".encode())
             time.sleep(300)
         os._exit(0)
     time.sleep(300)
@@ -472,10 +477,12 @@ def _daemonise(pid_file: str) -> str:
 
 
 def _kill_tree_case(tmp_path: Path, off: set[str], *, own_namespace: bool = False) -> tuple[int, int | None]:
-    """Start a worker that daemonises a grandchild; kill_tree the worker; return (worker, grandchild's pid file).
+    """Start a worker that daemonises a grandchild; return (worker, the grandchild's pid as the test sees it, or None).
 
     With `own_namespace` the worker is forked straight into a pid namespace of its own, as the zygote
     forks them (`sandbox.fork_into_pid_namespace`), instead of confining itself under a supervisor.
+    The pid comes over a pipe (the worker's folder is a tmpfs only it sees); inside a pid namespace
+    it is the namespace's number, so it is only used where the namespace is off.
     """
     workdir = tmp_path / "kt"
     workdir.mkdir()
@@ -489,19 +496,22 @@ def _kill_tree_case(tmp_path: Path, off: set[str], *, own_namespace: bool = Fals
         try:
             _switch_off(frozenset(off))
             sandbox.confine(workdir=workdir, limits=Limits(), keep_fds=[ready_w], allow_weak=bool(off))
-            os.write(ready_w, b"1")
-            _daemonise(str(workdir / "daemon.pid"))
+            _daemonise(ready_w)
         finally:
             os._exit(0)
     os.close(ready_w)
-    select.select([ready_r], [], [], 60)
-    os.close(ready_r)
-    pid_file = workdir / "daemon.pid"
-    for _ in range(3000):
-        if pid_file.exists() and pid_file.read_text():
+    line = b""
+    deadline = time.monotonic() + 60
+    while not line.endswith(b"\n") and time.monotonic() < deadline:
+        ready, _, _ = select.select([ready_r], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
             break
-        time.sleep(0.01)
-    return worker, pid_file
+        chunk = os.read(ready_r, 64)
+        if not chunk:
+            break
+        line += chunk
+    os.close(ready_r)
+    return worker, int(line) if line.strip().isdigit() else None
 
 
 def _alive(pid: int) -> bool:
@@ -514,18 +524,18 @@ def _alive(pid: int) -> bool:
 
 @needs["namespaces"]
 def test_kill_tree_leaves_nothing(tmp_path):
-    worker, pid_file = _kill_tree_case(tmp_path, set())
+    worker, daemon = _kill_tree_case(tmp_path, set())
+    assert daemon is not None, "the daemon never started"
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
-    assert pid_file.read_text(), "the daemon never started"
     assert not _leftovers(tmp_path)
 
 
 @needs["namespaces"]
 @needs["uid"]
 def test_kill_tree_leaves_nothing_for_a_worker_forked_into_its_own_namespace(tmp_path):
-    worker, pid_file = _kill_tree_case(tmp_path, set(), own_namespace=True)
-    assert pid_file.read_text(), "the daemon never started"
+    worker, daemon = _kill_tree_case(tmp_path, set(), own_namespace=True)
+    assert daemon is not None, "the daemon never started"
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
     assert not _leftovers(tmp_path)
@@ -555,11 +565,11 @@ def _wait_reparented(daemon: int, worker: int, timeout: float = 30.0) -> None:
 
 def test_kill_tree_control_misses_daemon(tmp_path):
     """Without the pid namespace and the private uid, a double-forked daemon escapes the kill."""
-    worker, pid_file = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
-    _wait_reparented(int(pid_file.read_text()), worker)
+    worker, daemon = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
+    _wait_reparented(daemon, worker)
     sandbox.kill_tree(worker)
     os.waitpid(worker, 0)
-    daemon = int(pid_file.read_text())
+
     try:
         assert _alive(daemon)
     finally:
@@ -666,9 +676,9 @@ def test_wrapped_zygote_can_confine_workers(tmp_path):
         "pid = os.fork()\n"
         "if pid == 0:\n"
         "    sandbox.confine(workdir=w, limits=sandbox.Limits(), keep_fds=[])\n"
-        "    open('ok', 'w').write('1'); os._exit(0)\n"
+        "    open('ok', 'w').write('1'); os._exit(0 if os.path.exists('ok') else 3)\n"
         "_, status = os.waitpid(pid, 0); sandbox.kill_tree(pid)\n"
-        "print(os.waitstatus_to_exitcode(status), (w / 'ok').exists())\n"
+        "print(os.waitstatus_to_exitcode(status), list(w.iterdir()) == [])  # the worker wrote in a tmpfs of its own\n"
     )
     wrapped = sandbox.wrap_zygote([sys.executable, "-c", script], course_dir=tmp_path)
     proc = subprocess.run(wrapped, capture_output=True, text=True, cwd="/")
@@ -733,6 +743,7 @@ def _unprivileged(tmp_path: Path, decoy) -> None:
     pkg = tmp_path / "pkg" / "autograder"
     pkg.mkdir(parents=True)
     shutil.copy(sandbox.__file__, pkg / "sandbox.py")
+    shutil.copy(Path(sandbox.__file__).with_name("cgroup.py"), pkg / "cgroup.py")
     (pkg / "__init__.py").write_text("")
     secret = tmp_path / "secret.txt"
     secret.write_text("s")
@@ -750,3 +761,103 @@ def _unprivileged(tmp_path: Path, decoy) -> None:
     assert out["secret"] == "PermissionError"
     assert out["kill"] in ("PermissionError", "ProcessLookupError") and decoy.poll() is None
     assert out["forks"] < 8
+
+
+# ---------------------------------------------------------------- scratch space, environment, memory cgroup
+
+
+def _fill_scratch() -> dict:
+    def fill():
+        with open("fill.bin", "wb") as handle:
+            while True:
+                handle.write(b"x" * (1 << 20))
+
+    def litter():
+        os.makedirs("litter", exist_ok=True)
+        for i in range(100_000):
+            open(f"litter/{i}", "w").close()
+
+    out = {}
+    for name, action in (("fill", fill), ("litter", litter)):
+        try:
+            action()
+            out[name] = "ok"
+        except OSError as exc:
+            out[name] = errno.errorcode.get(exc.errno, str(exc.errno))
+    out["size"] = os.path.getsize("fill.bin")
+    return out
+
+
+def test_each_worker_gets_its_own_scratch_space(tmp_path):
+    """Filling the folder (bytes, then inodes) fails with ENOSPC at the worker's own limits, and leaves nothing outside it."""
+    out, _ = run_confined(tmp_path, _fill_scratch, limits=Limits(scratch_mb=4, scratch_files=200, max_file_mb=64))
+    assert out["fill"] == "ENOSPC" and out["size"] <= 4 * 1024 * 1024
+    assert out["litter"] == "ENOSPC"
+    assert [list(p.iterdir()) for p in tmp_path.glob("work-*")] == [[]]  # the tmpfs went with the worker
+
+
+def _environment() -> dict:
+    return {"environ": dict(os.environ), "proc": open("/proc/self/environ", "rb").read().decode(errors="replace")}
+
+
+def test_confine_keeps_only_the_allowed_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_TOKEN", "secret-in-the-graders-environment")
+    out, _ = run_confined(tmp_path, _environment)
+    assert "FAKE_TOKEN" not in out["environ"]
+    assert set(out["environ"]) <= set(sandbox.ENV_ALLOWED) | {"HOME", "TMPDIR", "TMP", "TEMP", "IPYTHONDIR", "MPLCONFIGDIR",
+                                                              "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TORCH_HOME"}
+
+
+def test_the_zygote_starts_with_the_allow_list_only(monkeypatch):
+    from autograder import engine
+
+    monkeypatch.setenv("FAKE_TOKEN", "secret")
+    monkeypatch.setenv("PGPASSWORD", "secret")
+    env = engine._env(1, ("EXTRA_NAME",))
+    assert "FAKE_TOKEN" not in env and "PGPASSWORD" not in env
+    assert set(env) <= set(sandbox.ENV_ALLOWED) | {"EXTRA_NAME"}
+    assert env["PATH"] == os.environ["PATH"]
+
+
+def _hold(mb: int, processes: int) -> str:
+    kids = []
+    for _ in range(processes):
+        pid = os.fork()
+        if pid == 0:
+            block = bytearray(mb * 1024 * 1024)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            time.sleep(5)
+            os._exit(0)
+        kids.append(pid)
+    return "".join("k" if os.WIFSIGNALED(os.waitpid(pid, 0)[1]) else "." for pid in kids)
+
+
+@pytest.mark.skipif(not CAPS["memory_cgroup"], reason="no memory cgroup for the grader here")
+def test_memory_is_limited_for_all_processes_together(tmp_path):
+    """Six processes of 100 MB each under a 256 MB limit: the cgroup kills some, though each is under the per-process limit."""
+    from autograder import cgroup
+
+    groups = cgroup.Groups()
+    try:
+        group = groups.create("sandbox-test", 256)
+        fd = group.procs_fd()
+        workdir = tmp_path / "w"
+        workdir.mkdir()
+        result_r, result_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                sandbox.confine(workdir=workdir, limits=Limits(memory_mb=256), keep_fds=[result_w], cgroup_fd=fd)
+                os.write(result_w, _hold(100, 6).encode())
+            finally:
+                os._exit(0)
+        os.close(fd)
+        os.close(result_w)
+        got = _read_all(result_r, time.monotonic() + 60).decode()
+        os.close(result_r)
+        sandbox.kill_tree(pid)
+        os.waitpid(pid, 0)
+        assert "k" in got and group.oom_kills() > 0
+    finally:
+        groups.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import socket
 import struct
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -92,11 +94,13 @@ def strided_tensors(draw):
 @settings(max_examples=200, deadline=None)
 @given(strided_tensors())
 def test_tensors_keep_layout_dtype_and_values(t):
+    """Shape, strides, dtype and values cross; the storage is rebuilt from the bytes the view spans, nothing more."""
     got = roundtrip(t)
     assert type(got) is torch.Tensor
-    assert (got.dtype, got.shape, got.stride(), got.storage_offset(), got.device, got.requires_grad) == (
-        t.dtype, t.shape, t.stride(), t.storage_offset(), t.device, t.requires_grad)
+    assert (got.dtype, got.shape, got.stride(), got.device, got.requires_grad) == (t.dtype, t.shape, t.stride(), t.device, t.requires_grad)
     assert torch.equal(got.detach(), t.detach())
+    _, span = wire._array_span(t.shape, t.stride(), 1)
+    assert got.untyped_storage().nbytes() == span * t.element_size()
 
 
 def test_tensor_grad_leaf_and_grad_fn_cross():
@@ -240,3 +244,54 @@ def test_deep_nesting_is_refused():
         node = {"t": "list", "v": [node]}
     with pytest.raises(wire.WireError):
         wire.decode(json.loads(json.dumps(node)), [])
+
+
+def _tensor_node(offset: int, shape: list[int], stride: list[int], nbytes: int) -> tuple[dict, list[bytes]]:
+    return ({"t": "tensor", "dtype": "float32", "shape": shape, "stride": stride, "offset": offset, "device": "cpu",
+             "requires_grad": False, "is_leaf": True, "grad_fn": None, "grad": None, "buf": 0}, [b"\0" * nbytes])
+
+
+def _rss() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def test_a_view_far_into_an_unsent_storage_is_refused_without_allocating_it():
+    """Six one-element views at offset 2**28 - 1 (4 bytes sent each) once cost the judge 1.5 GB; now a protocol error."""
+    before = _rss()
+    for _ in range(6):
+        with pytest.raises(wire.WireError, match="not sent"):
+            wire.decode(*_tensor_node(2**28 - 1, [1], [1], 4))
+    assert _rss() - before < 64 * 1024 * 1024
+
+
+def test_an_offset_inside_the_sent_bytes_decodes():
+    node, buffers = _tensor_node(2, [2], [1], 16)
+    buffers = [np.arange(4, dtype=np.float32).tobytes()]
+    got = wire.decode(node, buffers)
+    assert got.tolist() == [2.0, 3.0] and got.storage_offset() == 2
+
+
+def test_a_zero_stride_view_claiming_more_than_the_call_cap_is_refused():
+    node, buffers = _tensor_node(0, [2**20, 2**10], [0, 0], 4)
+    with pytest.raises(wire.WireError, match="claim over"):
+        wire.decode(node, buffers, caps=wire.Caps(call_bytes=1 << 30))
+    assert wire.decode(*_tensor_node(0, [1000, 10], [0, 0], 4)).shape == (1000, 10)
+
+
+def test_the_notebook_budget_spans_channels_and_stops_at_its_limit():
+    budget = wire.Budget(2500)
+    pairs = [socket.socketpair() for _ in range(2)]
+    try:
+        for a, _ in pairs:
+            wire.Channel(a).send({"op": "x"}, [b"y" * 1500])
+        first, second = (wire.Channel(b, budget=budget) for _, b in pairs)
+        first.recv(deadline=time.monotonic() + 5)
+        with pytest.raises(wire.WireError, match="limit per notebook"):
+            second.recv(deadline=time.monotonic() + 5)
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()

@@ -80,6 +80,7 @@ def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dic
     items: list[dict] = []
     witness: list = []
     counting: list = []
+    watching: list = []
 
     def step(command: str, *rest: Any) -> Any:
         if command == "seal":
@@ -122,11 +123,26 @@ def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dic
             counted = counting[0][0] if counting else 0
             counting.clear()
             return counted
+        if command == "ops":
+            from course.probes.ops import OpWatch
+
+            mode = OpWatch(rest[0])
+            mode.__enter__()
+            watching[:] = [mode]
+            return None
+        if command == "ops_seen":
+            if not watching:
+                return []
+            mode = watching.pop()
+            mode.__exit__(None, None, None)
+            return list(mode.seen)
         raise ValueError(f"unknown probe command {command!r}")
 
     try:
         steps(step, target, *args, **kwargs)
     finally:
+        if watching:
+            watching.pop().__exit__(None, None, None)
         if counting:
             sys.settrace(counting[1])
         if witness:

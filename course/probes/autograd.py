@@ -15,7 +15,7 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from course.probes import check_built, check_received, expect, probe, sealed
+from course.probes import EvidenceError, check_built, check_received, expect, probe, sealed
 from course.probes.core import after_call, changed_arguments, received
 from course.probes.evidence import same, tensor_meta, type_name
 
@@ -65,6 +65,42 @@ def grad_of_named(step: Any, grad_of: Any, name: str, x: torch.Tensor) -> None:
     step("seal", received, (x,), {})
     result = grad_of(NAMED_FUNCTIONS[name], x)
     step("seal", after_call, result, (x,), {})
+
+
+_PEEK = torch._C._functorch.peek_interpreter_stack  # bound at import, before any student code exists
+
+
+@sealed
+def transform_calls(snaps: Any, calls: Any) -> dict:
+    return {"calls": len(calls), "transformed": True in calls} if type(calls) is list else {"calls": -1, "transformed": None}
+
+
+@probe
+def grad_of_under_transform(step: Any, grad_of: Any, name: str, x: torch.Tensor) -> None:
+    """Call `grad_of(f, x)` with the function called `name`; returns whether f ran under a torch.func transform.
+
+    `torch.func.grad` and its kin (grad_and_value, vjp, jacrev, jacfwd, hessian) call f inside a
+    functorch interpreter, which f sees on the interpreter stack; `torch.autograd.grad` does not.
+    """
+    step("seal", received, (x,), {})
+    calls: list = []
+
+    def watched(t: torch.Tensor, _f=NAMED_FUNCTIONS[name], _calls=calls,
+                _peek=_PEEK) -> torch.Tensor:
+        _calls.append(_peek() is not None)
+        return _f(t)
+
+    grad_of(watched, x)
+    step("seal", transform_calls, calls)
+
+
+@grad_of_under_transform.reading
+def _(evidence: list, grad_of: Any, name: str, x: torch.Tensor) -> bool:
+    _, after = expect(evidence, 2)
+    check_received(evidence, (x,), {})
+    if type(after.get("transformed")) is not bool:
+        raise EvidenceError("the transform watch sent no verdict")
+    return after["transformed"]
 
 
 @grad_of_named.reading

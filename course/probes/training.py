@@ -839,13 +839,21 @@ def check_trained_classifier(found: dict[str, Any], test_seeds: list[int], *, wh
         fail(f"Expected training to take under {limit_s:g} s with one CPU thread, but it took {found['seconds']:.1f} s {where}.")
 
 
+def _building_hint(error: Any) -> str:
+    """What to fix when building the model raised: the missing super().__init__() only when the error says so."""
+    text = str(error)
+    if "Module.__init__() call" in text or "'_modules'" in text or "'_parameters'" in text:
+        return "Call super().__init__() first in __init__, then create the layers."
+    return ("The line the error names is in your __init__: check each layer's arguments there "
+            "(nn.Linear(in_features, out_features) takes two ints).")
+
+
 def check_module_class(found: dict[str, Any], *, name: str, param_count: int, output_shape: tuple, what: str, margin: float = 0.5) -> None:
     """Read a `module_class_probe` report: an nn.Module with `param_count` parameters, logits of `output_shape`,
     and a loss that training brings down to at most `margin` times where it started."""
     where = f"({what}; measured in your process)"
     if found["error"] is not None and found["stage"] == "building the model":
-        fail(f"Expected {name}(...) to build a model, but building it raised {found['error']} {where}. "
-             "Call super().__init__() first in __init__, then create the layers.")
+        fail(f"Expected {name}(...) to build a model, but building it raised {found['error']} {where}. {_building_hint(found['error'])}")
     if not found["is_module"]:
         fail(f"Expected {name} to be a subclass of nn.Module (class {name}(nn.Module): ...), but its objects are {_a(found['type'])} {where}.")
     if found["error"] is not None and found["param_count"] is None:

@@ -5,13 +5,14 @@ students' and instructors' servers, the formgrader service and the grader's comm
 course directory's own nbgrader_config.py adds the instructor-side settings on top of it.
 """
 
-import os
+from course_exchange.hubconfig import use_exchange
 
 c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
 
 # One course per hub: every student's Assignments tab lists this course's assignments.
 c.CourseDirectory.course_id = "pytorch-tensors"
 
-# The exchange: a folder every hub user can write to (jupyterhub_config.py creates it). The hub
-# passes its location to every server it starts; the grader's shell sets the same variable.
-c.Exchange.root = os.environ.get("COURSE_EXCHANGE", "/srv/nbgrader/exchange")
+# The exchange is the hub service `course-exchange` (course_exchange/): students' servers reach it at
+# $COURSE_EXCHANGE_URL with their server's hub token; the grader's shell with the token in
+# $COURSE_EXCHANGE_TOKEN_FILE. There is no shared folder.
+use_exchange(c)

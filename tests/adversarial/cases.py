@@ -82,6 +82,8 @@ WRONG = {
     "describe": "def describe(t):\n    return {'shape': (1,), 'dtype': 'int8', 'device': 'cpu', 'requires_grad': True}\n",
     "make_image_batch": "import torch\n\ndef make_image_batch(batch_size, channels=3, height=224, width=224):\n    return torch.ones(batch_size, channels, height, width)\n",
     "answer_batch_shape": "answer_batch_shape = (32, 224, 224, 3)\n",
+    "answer_index_shape": "answer_index_shape = (4, 1)\n",
+    "answer_slice_view": 'answer_slice_view = "A"\n',
     "pad_images": "import torch\n\ndef pad_images(images):\n    return torch.stack(images)[:, None].float(), None\n",
     "numpy_to_tensor_shape": "def numpy_to_tensor_shape(arr):\n    return (1,)\n",
 }

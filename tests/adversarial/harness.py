@@ -28,6 +28,7 @@ c.Autograder.memory_limit_mb = 1024
 c.Autograder.output_limit_kb = 256
 c.Autograder.max_processes = 64
 c.Execute.timeout = 10
+c.Autograder.sandbox_environment = ["ADVERSARIAL_RUN"]  # the marker `marked_processes` looks for in what the run started
 """
 
 # Written by the grader itself: everything else in the course folder must be left as it was.

@@ -27,6 +27,7 @@ class Claim:
     lesson: str
     sentence: str
     check: Callable[[], None]
+    cuda: bool = False  # checked only on a CUDA machine: the test carries the `cuda` mark and skips elsewhere
 
     @property
     def id(self) -> str:
@@ -36,11 +37,11 @@ class Claim:
 CLAIMS: list[Claim] = []
 
 
-def claim(lesson: str, sentence: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
-    """Register the decorated function as the check of `sentence` in `lesson`."""
+def claim(lesson: str, sentence: str, *, cuda: bool = False) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Register the decorated function as the check of `sentence` in `lesson` (`cuda`: a claim only a GPU can check)."""
 
     def register(func: Callable[[], None]) -> Callable[[], None]:
-        CLAIMS.append(Claim(lesson, sentence, func))
+        CLAIMS.append(Claim(lesson, sentence, func, cuda))
         return func
 
     return register

@@ -66,11 +66,67 @@ def _():
     assert flipped.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
 
 
-@claim("01_tensors", "`t.numpy()` gives an array (CPU tensors only)")
+@claim("01_tensors", "`t.numpy()` gives an array (only from a CPU tensor that does not require grad, in a dtype NumPy has: not bfloat16)")
 def _():
     assert isinstance(torch.zeros(2).numpy(), np.ndarray)
     with pytest.raises((RuntimeError, TypeError, NotImplementedError)):
         torch.zeros(2, device="meta").numpy()
+    with pytest.raises(RuntimeError, match="requires grad"):
+        torch.zeros(2, requires_grad=True).numpy()
+    with pytest.raises(TypeError):
+        torch.zeros(2, dtype=torch.bfloat16).numpy()
+    assert torch.zeros(2, dtype=torch.float16).numpy().dtype == np.float16
+
+
+@claim("01_tensors", "If you only need numerical processing (statistics on a table, a simulation, image arithmetic), NumPy may be enough")
+def _():
+    table = np.random.default_rng(0).normal(size=(100, 3))
+    assert table.mean(axis=0).shape == (3,) and np.cov(table.T).shape == (3, 3)
+    image = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    assert (image.astype(np.int16) - 1).min() == -1
+
+
+@claim("01_tensors", "The array both of them refuse most often is a view with a **negative stride**. (They also refuse arrays whose bytes are in the other byte order, such as a `>f8` array read from a file written on another kind of machine, and dtypes that have no tensor dtype, such as `np.longdouble`; `arr.astype(np.float64)` fixes both.)")
+def _():
+    swapped = np.arange(3.0).astype(">f8")
+    wide = np.arange(3, dtype=np.longdouble)
+    for convert in (torch.from_numpy, torch.tensor):
+        with pytest.raises(ValueError):
+            convert(np.arange(3.0)[::-1])
+        with pytest.raises(ValueError, match="byte order"):
+            convert(swapped)
+        with pytest.raises(TypeError):
+            convert(wide)
+        assert convert(swapped.astype(np.float64)).tolist() == [0.0, 1.0, 2.0]
+        assert convert(wide.astype(np.float64)).dtype == torch.float64
+
+
+@claim("01_tensors", "They also refuse the other byte order and dtypes without a tensor dtype.")
+def _():
+    with pytest.raises(ValueError):
+        torch.from_numpy(np.zeros(2, dtype=">i4"))
+    with pytest.raises(TypeError):
+        torch.from_numpy(np.zeros(2, dtype=np.longdouble))
+
+
+@claim("01_tensors", "It must work for every numeric or bool dtype that PyTorch has a tensor dtype for (the tests use native byte order)")
+def _():
+    for dtype in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32, np.uint64,
+                  np.float16, np.float32, np.float64, np.complex64, np.complex128):
+        assert torch.from_numpy(np.ones((2, 2), dtype=dtype)).shape == (2, 2)
+
+
+@claim("01_tensors", "Each integer index (2, and -1 for the last column) removes its dimension")
+def _():
+    assert tuple(torch.zeros(6, 4, 5, 7)[2, :, 1:4, -1].shape) == (4, 3)
+
+
+@claim("01_tensors", "`col` is a view of the two entries of column 1, and both get 5.")
+def _():
+    grid = torch.zeros(2, 3)
+    col = grid[:, 1]
+    col += 5
+    assert grid.sum().item() == 10.0 and grid[:, 1].tolist() == [5.0, 5.0]
 
 
 @claim("01_tensors", "It is a `torch.Size`, which is a kind of tuple: you can index it, unpack it, take its `len` (the rank), and compare it with a tuple.")
@@ -253,3 +309,11 @@ def _():
     with pytest.raises(TypeError):
         torch.exp(np.array([0.0, 1.0]))
     assert np.array([1.0]).dtype != torch.tensor([1.0]).numpy().dtype
+
+
+@claim("01_tensors", "PyTorch also has a `torch.channels_last` memory format, which keeps the `(B, C, H, W)` shape and only stores the numbers in another order; it is a speed setting, not a layout you index differently.)")
+def _():
+    x = torch.arange(2 * 3 * 4 * 5.0).reshape(2, 3, 4, 5)
+    y = x.to(memory_format=torch.channels_last)
+    assert y.shape == x.shape and torch.equal(x, y) and y[1, 2, 3, 4] == x[1, 2, 3, 4]
+    assert y.is_contiguous(memory_format=torch.channels_last) and y.stride()[1] == 1

@@ -17,7 +17,7 @@ def _():
     assert torch.tensor(7).dtype == torch.int64
 
 
-@claim("02_dtype", "`torch.arange(5)` follows its arguments: `int64` for ints, `float32` for `torch.arange(5.0)`.")
+@claim("02_dtype", "`torch.arange(5)` follows its arguments: `int64` for ints, `float32` for `torch.arange(5.0)`;")
 def _():
     assert torch.arange(5).dtype == torch.int64
     assert torch.arange(5.0).dtype == torch.float32
@@ -81,7 +81,7 @@ def _():
     assert a[0] == 1.0
 
 
-@claim("02_dtype", "in arithmetic with a `float32` tensor of features or weights, the result is `float64` too (between two tensors that have dimensions, the wider float wins;")
+@claim("02_dtype", "in arithmetic with a `float32` tensor of features or weights, the result is `float64` too (between two tensors that have dimensions, the `float64` wins;")
 def _():
     weights = torch.randn(3)
     features = torch.from_numpy(np.array([0.5, 1.5, 2.5]))
@@ -125,10 +125,15 @@ def _():
     assert torch.tensor([312.5, -3.0, 17.9]).clamp(0, 255).to(torch.uint8).tolist() == [255, 0, 17]
 
 
-@claim("02_dtype", "`float32` keeps about 7 significant digits, so large ints lose their last digits;")
+@claim("02_dtype", "`float32` keeps about 6 significant digits (the table's figure) and holds whole numbers exactly only up to 2**24 = 16,777,216, so larger ints can lose their last digits;")
 def _():
-    assert torch.tensor([16_777_216, 16_777_217]).float().long().tolist() == [16_777_216, 16_777_216]
+    from course.pictures.dtype import range_and_precision
+
+    assert "about 6 significant digits" in range_and_precision(torch.float32)
     assert torch.finfo(torch.float32).resolution == 1e-6
+    exact = torch.arange(2**24 - 3, 2**24 + 1)
+    assert torch.equal(exact.float().long(), exact)
+    assert torch.tensor([16_777_216, 16_777_217, 16_777_218]).float().long().tolist() == [16_777_216, 16_777_216, 16_777_218]
 
 
 @claim("02_dtype", "anything to `bool` is `True` when it is not zero.")
@@ -137,12 +142,18 @@ def _():
     assert torch.tensor([0, 3, -1]).bool().tolist() == [False, True, True]
 
 
-@claim("02_dtype", "Between tensors that have dimensions, the higher kind wins, and within one kind the wider dtype wins: `int64` with `float32` gives `float32`, and `float32` with `float64` gives `float64`.")
+@claim("02_dtype", "Between tensors that have dimensions, the higher kind wins: `int64` with `float32` gives `float32`. Within one kind the result is the smallest dtype that holds both: `float32` with `float64` gives `float64`, `int32` with `int64` gives `int64`. That is usually the wider one, but not always: `uint8` with `int8` gives `int16` (neither holds the other's range), and `float16` with `bfloat16` gives `float32`.")
 def _():
-    assert (torch.ones(2, dtype=torch.int64) * torch.ones(2)).dtype == torch.float32
-    assert (torch.ones(2) + torch.ones(2, dtype=torch.float64)).dtype == torch.float64
-    assert (torch.ones(2, dtype=torch.int32) + torch.ones(2, dtype=torch.int64)).dtype == torch.int64
-    assert (torch.ones(2, dtype=torch.bool) + torch.ones(2, dtype=torch.uint8)).dtype == torch.uint8
+    def both(a, b):
+        return (torch.ones(2, dtype=a) + torch.ones(2, dtype=b)).dtype
+
+    assert both(torch.int64, torch.float32) == torch.float32
+    assert both(torch.float32, torch.float64) == torch.float64
+    assert both(torch.int32, torch.int64) == torch.int64
+    assert both(torch.bool, torch.uint8) == torch.uint8
+    assert both(torch.uint8, torch.int8) == torch.int16
+    assert both(torch.float16, torch.bfloat16) == torch.float32
+    assert both(torch.uint8, torch.int16) == torch.int16
 
 
 @claim("02_dtype", "So `t * 2.5` stays `float32` for a `float32` tensor `t`, and a `float32` vector times a 0-d `float64` tensor stays `float32`.")
@@ -225,3 +236,78 @@ def _():
 def _():
     table = np.loadtxt(io.StringIO("0.5,1.5,2\n1.0,-0.5,0\n"), delimiter=",")
     assert table.dtype == np.float64 and table[0, -1] == 2.0
+
+
+@claim("02_dtype", "most arithmetic is not implemented for them (`torch.zeros(3, dtype=torch.uint32) + 1` raises), so cast them to `int64` before you compute.")
+def _():
+    for dtype in (torch.uint16, torch.uint32, torch.uint64):
+        stored = torch.zeros(3, dtype=dtype)
+        with pytest.raises((NotImplementedError, RuntimeError)):
+            stored + 1
+        assert (stored.to(torch.int64) + 1).tolist() == [1, 1, 1]
+
+
+@claim("02_dtype", "`torch.full` follows its fill value in the same way (`torch.full((2, 3), 7)` is `int64`);")
+def _():
+    assert torch.full((2, 3), 7).dtype == torch.int64
+    assert torch.full((2, 3), 7.0).dtype == torch.float32
+    assert torch.full((2,), True).dtype == torch.bool
+
+
+@claim("02_dtype", "`torch.randint` and `torch.randperm` make `int64`: they draw whole numbers.")
+def _():
+    assert torch.randint(0, 9, (2,)).dtype == torch.int64 and torch.randperm(4).dtype == torch.int64
+
+
+@claim("02_dtype", "Many training scripts go further and compute in a 16-bit float (`bfloat16` or `float16`, \"mixed precision\") where that is safe, keeping `float32` where precision matters.")
+def _():
+    layer = nn.Linear(4, 2)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = layer(torch.randn(3, 4))
+    assert out.dtype == torch.bfloat16 and layer.weight.dtype == torch.float32
+
+
+@claim("02_dtype", "`zeros`, `ones` and `randn` make `float32`, while `arange`, `full` and `randint` follow their arguments or make `int64`.")
+def _():
+    assert {torch.zeros(1).dtype, torch.ones(1).dtype, torch.randn(1).dtype} == {torch.float32}
+    assert torch.arange(3).dtype == torch.int64 and torch.arange(3.0).dtype == torch.float32
+    assert torch.full((1,), 2).dtype == torch.int64 and torch.randint(0, 3, (1,)).dtype == torch.int64
+
+
+@claim("02_dtype", "the higher kind wins, then the smallest dtype that holds both (usually the wider one), but a 0-d tensor or a Python number only counts when it is of a higher kind.")
+def _():
+    assert (torch.ones(2, dtype=torch.uint8) + torch.ones(2, dtype=torch.int8)).dtype == torch.int16
+    assert (torch.ones(2, dtype=torch.int8) + torch.tensor(1000)).dtype == torch.int8
+    assert (torch.ones(2, dtype=torch.int8) + torch.tensor(1.5, dtype=torch.float64)).dtype == torch.float64
+    assert (torch.ones(2, dtype=torch.int8) + 1.5).dtype == torch.float32
+
+
+@claim("02_dtype", "Here is the same rule with another integer dtype, `uint8` pixels (`Byte` is PyTorch's name for `uint8`), and the fix:")
+def _():
+    with pytest.raises(RuntimeError, match="Byte and Float"):
+        nn.Linear(3, 2)(torch.tensor([[0, 128, 255]], dtype=torch.uint8))
+
+
+@claim("02_dtype", "float to int drops the fraction towards zero (-0.7 becomes 0, 2.5 becomes 2; no rounding, no floor)")
+def _():
+    assert torch.tensor([-0.7, 2.5, 260.0]).long().tolist() == [0, 2, 260]
+    assert torch.tensor([-0.7, 2.5, 260.0]).long().to(torch.uint8).tolist() == [0, 2, 4]
+
+
+@claim("02_dtype", "a 0-d tensor (or a Python number) changes the result only when it is of a higher ")
+def _():
+    assert (torch.ones(4, dtype=torch.float16) * torch.tensor(0.1, dtype=torch.float64)).dtype == torch.float16
+
+
+@claim("02_dtype", "x + x is computed in uint8 before the cast: 250 + 250 = 500 wraps around to 500 - 256 = 244")
+def _():
+    x = torch.tensor([250, 10], dtype=torch.uint8)
+    assert (x + x).tolist() == [244, 20] and (x + x).float().mean().item() == 132.0
+
+
+@claim("02_dtype", "NumPy's default float is `float64`, and `torch.from_numpy` and `torch.tensor` keep an array's dtype.")
+def _():
+    assert np.array([1.0]).dtype == np.float64 and np.zeros(2).dtype == np.float64
+    for dtype in (np.float16, np.float32, np.float64, np.int16):
+        a = np.zeros(2, dtype=dtype)
+        assert torch.from_numpy(a).numpy().dtype == dtype and torch.tensor(a).numpy().dtype == dtype

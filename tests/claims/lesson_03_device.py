@@ -139,11 +139,11 @@ def _():
     assert next(nn.Linear(3, 2).parameters()).device.type == "cpu"
 
 
-@claim("03_device", "For `nn.Linear(in_features, out_features)` there are two: `\"weight\"`, of shape `(out_features, in_features)`, and `\"bias\"`, of shape `(out_features,)`; a layer made with `bias=False` has no `\"bias\"` entry. The layer computes `x @ weight.T + bias`.")
+@claim("03_device", "For `nn.Linear(in_features, out_features)`, which has no buffers, there are two: `\"weight\"`, of shape `(out_features, in_features)`, and `\"bias\"`, of shape `(out_features,)`; a layer made with `bias=False` has no `\"bias\"` entry. The layer computes `x @ weight.T + bias`.")
 def _():
     layer = nn.Linear(3, 2)
     params = layer.state_dict()
-    assert list(params) == ["weight", "bias"]
+    assert list(params) == ["weight", "bias"] and not list(layer.buffers())
     assert params["weight"].shape == (2, 3) and params["bias"].shape == (2,)
     assert list(nn.Linear(3, 2, bias=False).state_dict()) == ["weight"]
     x = torch.randn(4, 3)
@@ -156,3 +156,158 @@ def _():
     for weight, bias in ((torch.ones(2, 3, device="meta"), torch.ones(2)), (torch.ones(2, 3), torch.ones(2, device="meta"))):
         with pytest.raises(RuntimeError):
             x.to(weight.device) @ weight.T + bias
+
+
+def _cuda() -> torch.device:
+    """The first GPU, or a skip: some claims are about CUDA itself and have no meta stand-in."""
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    return torch.device("cuda")
+
+
+@claim("03_device", "On a Linux x86-64 machine, a plain `pip install torch` from PyPI gives a CUDA build")
+def _():
+    from importlib.metadata import requires
+
+    # The installed build is the evidence at hand: a CPU-only build carries no NVIDIA libraries and
+    # says "+cpu"; a CUDA build names its CUDA version and, from PyPI, depends on NVIDIA's wheels.
+    needs = " ".join(requires("torch") or [])
+    if torch.__version__.endswith("+cpu"):
+        assert torch.version.cuda is None and "nvidia" not in needs
+    elif torch.version.cuda is not None:
+        assert "nvidia" in needs or "+cu" in torch.__version__
+
+
+@claim("03_device", "`torch.version.cuda` tells you which one you have: the CUDA version the build was made for, or `None` for a CPU-only build, whose version string ends in `+cpu`.")
+def _():
+    assert (torch.version.cuda is None) == (not torch.backends.cuda.is_built())
+    if torch.__version__.endswith("+cpu"):
+        assert torch.version.cuda is None and not torch.cuda.is_available()
+    if torch.version.cuda is not None:
+        assert torch.version.cuda[0].isdigit()
+
+
+@claim("03_device", "`torch.device(\"cuda\")` (no index: \"the current GPU\") is not equal to `torch.device(\"cuda:0\")`, yet a tensor made with `device=\"cuda\"` reports the index it landed on, `cuda:0`. So on a GPU machine the test `x.device == device`, with `device` from the idiom above, is `False` even though `x` is exactly where you put it.")
+def _():
+    assert torch.device("cuda") != torch.device("cuda:0") and torch.device("cuda").index is None
+    assert torch.device("cuda", 0) == torch.device("cuda:0")
+    assert torch.zeros(1, device="meta").device == torch.device("meta")
+    gpu = _cuda()
+    x = torch.zeros(2, device=gpu)
+    assert x.device == torch.device("cuda", torch.cuda.current_device()) and x.device.index is not None
+    assert x.device != gpu and x.device.type == gpu.type
+
+
+@claim("03_device", "Compare the types (`x.device.type == device.type`) when any GPU will do, or compare with a device read from a GPU tensor, which always carries its index. (CPU and `meta` devices have no index, so they compare as you would expect.)")
+def _():
+    assert torch.zeros(1, device="meta").device.type == torch.device("meta").type
+    for plain in ("cpu", "meta"):
+        made = torch.zeros(1, device=plain).device
+        assert made.index is None and made == torch.device(plain)
+    gpu = _cuda()
+    x = torch.zeros(2, device=gpu)
+    assert x.device.type == gpu.type and x.device == torch.zeros(0, device=gpu).device
+
+
+@claim("03_device", "A CUDA tensor's device always carries its index: a and b both report cuda:0, so same is True, however")
+def _():
+    assert torch.device("cuda:0") == torch.device("cuda", 0) and torch.device("cuda:0") != torch.device("cuda")
+    _cuda()
+    a = torch.zeros(2, device="cuda")
+    b = torch.ones(2).to(torch.device("cuda", 0))
+    assert a.device == b.device and a.device != torch.device("cuda")
+
+
+@claim("03_device", "on most machines the CPU and the GPU do not share memory.")
+def _():
+    assert torch.zeros(2).device != torch.zeros(2, device="meta").device
+    if torch.cuda.is_available():
+        x = torch.ones(3, device="cuda")
+        assert x.cpu().untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
+@claim("03_device", "PyTorch keeps the same rules there: a tensor still has one device.")
+def _():
+    with pytest.raises(RuntimeError):
+        torch.ones(3) + torch.ones(3, device="meta")
+
+
+@claim("03_device", "So on a machine like that, `.to(\"cuda\")` and `.to(\"cpu\")` are real copies across the bus, not a change of label.")
+def _():
+    x = torch.ones(3)
+    gpu = _cuda()
+    moved = x.to(gpu)
+    assert moved.device.type == "cuda" and x.device.type == "cpu"
+    moved += 1
+    assert x.tolist() == [1.0, 1.0, 1.0]
+
+
+@claim("03_device", "both have shape `(2, 3)` and dtype `float32`.")
+def _():
+    with pytest.raises(RuntimeError):
+        torch.ones(2, 3) + torch.ones(2, 3, device="meta")
+    if torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="same device"):
+            torch.ones(2, 3) + torch.ones(2, 3, device="cuda")
+
+
+@claim("03_device", "The corner of the rule goes one way only: a 0-d CPU tensor may join an operation on another device. ")
+def _():
+    assert (torch.ones(3, device="meta") + torch.tensor(1.0)).device.type == "meta"
+    with pytest.raises(RuntimeError):
+        torch.zeros(5) + torch.tensor(1.0, device="meta")
+    if torch.cuda.is_available():
+        with pytest.raises(RuntimeError):
+            torch.zeros(5) + torch.ones(4, device="cuda").mean()
+        assert (torch.zeros(5) + torch.ones(4, device="cuda").mean().item()).device.type == "cpu"
+
+
+@claim("03_device", "`model.state_dict()` maps names to tensors, in an ordered dict: one entry per parameter, detached from autograd but sharing the parameter's memory, and one per buffer, the other tensors a layer keeps (`nn.BatchNorm1d`'s running mean and variance, say).")
+def _():
+    from collections import OrderedDict
+
+    layer = nn.Linear(3, 2)
+    params = layer.state_dict()
+    assert isinstance(params, OrderedDict)
+    assert not params["weight"].requires_grad and layer.weight.requires_grad
+    assert params["weight"].data_ptr() == layer.weight.data_ptr()
+    norm = nn.BatchNorm1d(3).state_dict()
+    assert {"weight", "bias", "running_mean", "running_var"} <= set(norm)
+    assert len(norm) > len(list(nn.BatchNorm1d(3).parameters()))
+
+
+@claim("03_device", "`.item()`, `print(t)`, `bool(t)` and so `if t > 0:` on a GPU tensor all copy its value to the CPU (and wait for the GPU to finish) without a `.to` in sight.")
+def _():
+    import contextlib
+    import io
+
+    gpu = _cuda()
+    t = torch.tensor([2.5], device=gpu)
+    assert isinstance(t.item(), float) and bool(t > 0) is True
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        print(t)
+    assert "2.5" in out.getvalue()
+    assert t.device.type == "cuda"
+
+
+@claim("03_device", "Every tensor with dimensions in one operation must live on one device, or PyTorch raises a `RuntimeError`; only a 0-d CPU tensor may join an operation elsewhere.")
+def _():
+    with pytest.raises(RuntimeError):
+        torch.ones(2) * torch.ones(2, device="meta")
+    with pytest.raises(RuntimeError):
+        torch.ones(2) * torch.tensor(3.0, device="meta")
+    assert (torch.ones(2, device="meta") * torch.tensor(3.0)).device.type == "meta"
+
+
+@claim("03_device", "A `torch.device` compares its index too: `torch.device(\"cuda\") != torch.device(\"cuda:0\")`, and a GPU tensor's `.device` always has one.")
+def _():
+    assert torch.device("cuda") != torch.device("cuda:0") and torch.device("cuda:1") != torch.device("cuda:0")
+    gpu = _cuda()
+    assert torch.zeros(1, device=gpu).device.index is not None
+
+
+@claim("03_device", "`.item()`, `print(t)` and `if t:` cross it too.")
+def _():
+    gpu = _cuda()
+    t = torch.tensor(1.0, device=gpu)
+    assert t.item() == 1.0 and bool(t)

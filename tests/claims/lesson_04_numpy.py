@@ -148,7 +148,7 @@ def _():
     assert t[1].item() == 7.0 and n.ctypes.data == t.data_ptr()
 
 
-@claim(LESSON, "`.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which lesson 6 introduces, it lets "
+@claim(LESSON, "`.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which the autograd lesson introduces, it lets "
                "the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the "
                "graph, which `.numpy()` accepts.")
 def _():
@@ -303,3 +303,39 @@ def _():
     _raises(TypeError, torch.ones(2, device="meta").numpy)
     _raises(TypeError, torch.ones(2, dtype=torch.bfloat16).numpy)
     assert torch.ones(2, dtype=torch.bfloat16).float().numpy().dtype == np.float32
+
+
+@claim(LESSON, "Here the write goes through the tensor, into an array of ints:")
+def _():
+    counts = np.arange(4)
+    t = torch.from_numpy(counts)
+    t[2] = -1
+    assert counts.tolist() == [0, 1, -1, 3] and t.dtype == torch.int64
+
+
+@claim(LESSON, "so it will not copy a GPU tensor across the bus for you: t.numpy() on a CUDA tensor raises a ")
+def _():
+    with pytest.raises(TypeError):
+        torch.ones(2, device="meta").numpy()
+    if torch.cuda.is_available():
+        with pytest.raises(TypeError, match="cpu"):
+            torch.ones(2, device="cuda").numpy()
+
+
+@claim(LESSON, "a is an array over the memory t had when a was made. The first t += 1 works in place, in that memory,")
+def _():
+    t = torch.zeros(3)
+    a = t.numpy()
+    t += 1
+    t = t * 2
+    t += 1
+    assert a.tolist() == [1.0, 1.0, 1.0] and t.tolist() == [3.0, 3.0, 3.0]
+
+
+@claim(LESSON, "np.arange(3.0) is float64. as_tensor shares only when it can; a float32 tensor cannot read float64")
+def _():
+    a = np.arange(3.0)
+    t = torch.as_tensor(a, dtype=torch.float32)
+    a[0] = 9
+    assert t[0].item() == 0.0 and t.dtype == torch.float32
+    assert torch.as_tensor(a).data_ptr() == a.ctypes.data

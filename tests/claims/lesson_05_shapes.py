@@ -164,8 +164,9 @@ def _():
     assert torch.zeros(1, 1, 28, 28).squeeze().shape == (28, 28)
 
 
-@claim(LESSON, "The result has, in each column, the larger size. If some column has two different sizes and neither "
-               "is 1, the operation raises a `RuntimeError`.")
+@claim(LESSON, "The result has, in each column, the common size when the two are equal, and otherwise the size that is "
+               "not 1: usually the larger one, but a 0 against a 1 gives 0 (an empty batch stays empty). If some column has "
+               "two different sizes and neither is 1, the operation raises a `RuntimeError`.")
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(0, 3), max_size=4), st.lists(st.integers(0, 3), max_size=4))
 def _(a, b):
@@ -320,9 +321,13 @@ def _():
     assert patches[0, 1].tolist() == [2, 3, 8, 9]
 
 
-@claim(LESSON, "`view` after `permute` or a transpose.** It raises a `RuntimeError` about size and stride; use "
-               "`reshape`, or `.contiguous().view(...)`.")
+@claim(LESSON, "`view` after `permute` or a transpose.** It usually raises a `RuntimeError` about size and stride, "
+               "whenever it has to merge dimensions that are no longer next to each other in memory (it works when they still "
+               "are: `torch.zeros(2, 3, 4).permute(0, 2, 1).view(2, 2, 2, 3)` only splits a dimension). Use `reshape`, or "
+               "`.contiguous().view(...)`.")
 def _():
+    split = torch.zeros(2, 3, 4).permute(0, 2, 1).view(2, 2, 2, 3)
+    assert split.shape == (2, 2, 2, 3) and not torch.zeros(2, 3, 4).permute(0, 2, 1).is_contiguous()
     x = torch.arange(24).reshape(2, 3, 4).permute(2, 0, 1)
     error = _raises(RuntimeError, x.view, -1)
     assert "size and stride" in str(error)
@@ -387,3 +392,49 @@ def _():
     _raises(RuntimeError, x.permute(1, 0, 2).view, 6, 4)
     assert x.permute(1, 0, 2).view(3, 2, 4).shape == (3, 2, 4)
     assert x.permute(1, 0, 2).reshape(6, 4).shape == (6, 4)
+
+
+@claim(LESSON, "`t.data_ptr()` is the address of `t`'s own first element instead, and a view that starts further in has "
+               "another one: `x[1]` shares `x`'s memory, yet `x[1].data_ptr() != x.data_ptr()`.")
+def _():
+    x = torch.arange(6).reshape(2, 3)
+    assert x[1].data_ptr() != x.data_ptr()
+    assert x[1].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert x[1].data_ptr() == x.data_ptr() + 3 * x.element_size()
+    assert x.t().data_ptr() == x.data_ptr()
+    assert x.clone().untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
+@claim(LESSON, "broadcasting may stretch `b` but never `a`: the result must have `a`'s shape. "
+               "`torch.zeros(2, 3).add_(torch.ones(3))` works, and `torch.zeros(3).add_(torch.ones(2, 3))` raises a "
+               "`RuntimeError`, although `torch.zeros(3) + torch.ones(2, 3)` is fine.")
+def _():
+    assert torch.zeros(2, 3).add_(torch.ones(3)).tolist() == [[1.0] * 3] * 2
+    _raises(RuntimeError, torch.zeros(3).add_, torch.ones(2, 3))
+    _raises(RuntimeError, torch.zeros(1, 3).mul_, torch.ones(2, 3))
+    assert (torch.zeros(3) + torch.ones(2, 3)).shape == (2, 3)
+
+
+@claim(LESSON, "`x.to(memory_format=torch.channels_last)` keeps the `C` channel values of each pixel next to each other, as a "
+               "`(B, H, W, C)` tensor would store them, in one dense block with no gaps: its strides become "
+               "`(H*W*C, 1, W*C, C)`. The shape stays `(B, C, H, W)`, and \"contiguous\" means row-major for the tensor's own "
+               "shape, so `is_contiguous()` is `False` while `is_contiguous(memory_format=torch.channels_last)` is `True`.")
+def _():
+    for b, c, h, w in ((2, 3, 2, 2), (1, 4, 3, 5)):
+        x = torch.arange(b * c * h * w).reshape(b, c, h, w)
+        stored = x.to(memory_format=torch.channels_last)
+        assert stored.shape == x.shape and torch.equal(stored, x)
+        assert stored.stride() == (h * w * c, 1, w * c, c)
+        assert not stored.is_contiguous() and stored.is_contiguous(memory_format=torch.channels_last)
+        assert stored.untyped_storage().nbytes() == x.numel() * x.element_size()
+        flat = torch.empty(0, dtype=x.dtype).set_(stored.untyped_storage())
+        assert torch.equal(flat, x.permute(0, 2, 3, 1).reshape(-1))
+
+
+@claim(LESSON, "Your result must agree with the exact distances, `torch.cdist(a, b, "
+               "compute_mode=\"donot_use_mm_for_euclid_dist\")`, to within 1e-4")
+def _():
+    a = torch.randn(50, 16, generator=torch.Generator().manual_seed(0)) * 10
+    exact = (a[:, None, :] - a[None, :, :]).pow(2).sum(dim=-1).sqrt()
+    assert torch.allclose(torch.cdist(a, a, compute_mode="donot_use_mm_for_euclid_dist"), exact, atol=1e-4)
+    assert not torch.allclose(torch.cdist(a, a), exact, atol=1e-4)

@@ -130,7 +130,8 @@ def _():
     assert all(p.grad is None for p in model.parameters())
 
 
-@claim(L, "Calling `backward()` twice on the *same* graph fails instead: the first call frees the values the graph saved for it. "
+@claim(L, "Calling `backward()` twice on the *same* graph fails instead when the graph saved values for its backward pass, as "
+          "`x @ weight` does (the slope of a product needs the other factor): the first call frees them. "
           "(`loss.backward(retain_graph=True)` keeps them, when you really need a second pass.)")
 def _():
     x, weight = _classic()
@@ -226,13 +227,36 @@ def _():
         assert (y.norm() < 100).grad_fn is None
 
 
+@claim(L, "A graph that saved no tensor, such as `(weight + 1).sum()`, backs up twice without an error, adding into `.grad` each time")
+def _():
+    _, weight = _classic()
+    loss = (weight + 1).sum()
+    loss.backward()
+    loss.backward()
+    assert weight.grad.flatten().tolist() == [2.0, 2.0]
+
+
 @claim(L, "To choose entry by entry, use `torch.where(condition, a, b)`: it computes both `a` and `b`, takes each entry from one of "
-          "them, and sends each entry's gradient back only into the branch that entry came from.")
+          "them, and sends each entry's gradient back into the branch that entry came from, and a gradient of 0 into the other branch.")
 def _():
     a = torch.tensor([2.0, -2.0, 0.5], requires_grad=True)
     b = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
     torch.where(a > 0, a, b * 3).sum().backward()
     assert a.grad.tolist() == [1.0, 0.0, 1.0] and b.grad.tolist() == [0.0, 3.0, 0.0]
+
+
+@claim(L, "the slope of `sqrt` at 0 is infinite, so `torch.where(t > 0, t.sqrt(), 0.0)` has gradient NaN at `t = 0`, although the "
+          "value there is a plain 0. The fix is a second `where` that keeps the unsafe branch's *input* in its safe range: "
+          "`torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0)`.")
+def _():
+    for dtype in (torch.float32, torch.float64):
+        t = torch.tensor([4.0, 0.0], dtype=dtype, requires_grad=True)
+        value = torch.where(t > 0, t.sqrt(), 0.0)
+        (unsafe,) = torch.autograd.grad(value.sum(), t)
+        assert value.tolist() == [2.0, 0.0] and unsafe[0].item() == 0.25 and unsafe[1].isnan()
+        safe_value = torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0)
+        (safe,) = torch.autograd.grad(safe_value.sum(), t)
+        assert safe_value.tolist() == [2.0, 0.0] and safe.tolist() == [0.25, 0.0]
 
 
 @claim(L, "An `if` on a tensor asks Python for a single true or false, which works for a tensor with one element.")
@@ -441,8 +465,8 @@ def _():
     assert not run(w).requires_grad
 
 
-@claim(L, "`backward()` then computes no gradient for it (its `.grad` stays `None`), and the optimizers in `torch.optim` skip "
-          "parameters whose `.grad` is `None`, so a step leaves it as it was.")
+@claim(L, "`backward()` then computes no gradient for it: its `.grad` stays as it was, `None` if it never had one. The optimizers in "
+          "`torch.optim` skip parameters whose `.grad` is `None`, so then a step leaves it as it was.")
 def _():
     torch.manual_seed(0)
     net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
@@ -506,3 +530,41 @@ def _():
     out.retain_grad()
     out.sum().backward()
     assert out.grad.tolist() == [[1.0], [1.0]]
+
+
+@claim(L, "Two roads get past it: `.data`, as above, and a write through memory that a NumPy array shares with the tensor "
+          "(`.detach().numpy()`, lesson 4), which PyTorch never sees. Both leave the gradient silently wrong")
+def _():
+    z = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    right = torch.sigmoid(z) * (1 - torch.sigmoid(z))
+    s = torch.sigmoid(z)
+    version = s._version
+    s.detach().numpy()[:] *= 2
+    assert s._version == version
+    (through_numpy,) = torch.autograd.grad(s.sum(), z)
+    assert not torch.allclose(through_numpy, right.detach())
+    s = torch.sigmoid(z)
+    s.data *= 2
+    (silent,) = torch.autograd.grad(s.sum(), z)
+    assert not torch.allclose(silent, right.detach())
+
+
+@claim(L, "A parameter frozen after a `backward()` and before `zero_grad()` keeps that `.grad`, and `opt.step()` still moves it "
+          "with it. So freeze before the first `backward()`, or clear `.grad` as you freeze (`p.grad = None`; "
+          "`optimizer.zero_grad()` does that by default).")
+def _():
+    for make in (lambda ps: torch.optim.SGD(ps, lr=0.1), lambda ps: torch.optim.Adam(ps, lr=0.1)):
+        torch.manual_seed(0)
+        late = nn.Linear(4, 2)
+        opt = make(late.parameters())
+        late(torch.randn(8, 4)).sum().backward()
+        late.requires_grad_(False)
+        assert late.weight.grad is not None
+        old = late.weight.detach().clone()
+        opt.step()
+        assert not torch.equal(late.weight, old)
+        opt.zero_grad()
+        assert late.weight.grad is None
+        old = late.weight.detach().clone()
+        opt.step()
+        assert torch.equal(late.weight, old)

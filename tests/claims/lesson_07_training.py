@@ -372,7 +372,7 @@ def _():
     assert torch.allclose(norm.running_mean, torch.tensor([0.2, 2.0]))
 
 
-@claim(LESSON, "`model.eval()` does not switch autograd off (lesson 6)")
+@claim(LESSON, "`model.eval()` does not switch autograd off (the lesson on autograd)")
 def _():
     model = nn.Linear(3, 2).eval()
     assert model(torch.randn(1, 3)).requires_grad
@@ -448,3 +448,28 @@ def _():
             self.linear = nn.Linear(2, 2)
 
     _raises(AttributeError, NoSuper)
+
+
+@claim(LESSON, "clearing the gradients may come anywhere before `backward()`; first is the safe place for it")
+def _():
+    def run(where: str) -> list[torch.Tensor]:
+        torch.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        data = torch.randn(4, 8, 3)
+        for batch in data:
+            if where == "first":
+                opt.zero_grad()
+            loss = model(batch).pow(2).mean()
+            if where == "before backward":
+                opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if where == "after step":
+                opt.zero_grad()
+        return [p.detach().clone() for p in model.parameters()]
+
+    first = run("first")
+    for where in ("before backward", "after step"):
+        assert all(torch.equal(a, b) for a, b in zip(first, run(where)))
+    assert not all(torch.equal(a, b) for a, b in zip(first, run("never")))

@@ -397,3 +397,43 @@ def _():
     with pytest.raises(RuntimeError):
         scores.gather(1, labels)
     assert torch.equal(scores.gather(1, labels.unsqueeze(1)).squeeze(1), scores[torch.arange(4), labels])
+
+
+@claim(LESSON, "A 0-d integer tensor is not advanced indexing: PyTorch reads `torch.tensor(1)` as the integer 1, so "
+               "`x[torch.tensor(1)]` is a view, like `x[1]`, while `x[torch.tensor([1])]` is a copy.")
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    picked = x[torch.tensor(1)]
+    assert picked.shape == (4,) and _same_memory(picked, x) and torch.equal(picked, x[1])
+    picked[0] = -1
+    assert x[1, 0].item() == -1
+    copy = x[torch.tensor([1])]
+    assert copy.shape == (1, 4) and not _same_memory(copy, x)
+
+
+@claim(LESSON, "On a GPU, `scatter_add_` and `index_add_` may behave nondeterministically (PyTorch's documentation says so "
+               "for CUDA tensors): the additions into one position run in parallel, in no fixed order, and floating-point "
+               "addition depends on the order")
+def _():
+    for method in (torch.Tensor.scatter_add_, torch.Tensor.index_add_):
+        assert "may behave nondeterministically when given tensors on a CUDA device" in method.__doc__
+    a, b, c = (torch.tensor(v, dtype=torch.float32) for v in (1e8, -1e8, 1.0))
+    assert ((a + b) + c).item() != (a + (b + c)).item()
+
+
+@claim(LESSON, "Integer additions do not depend on the order. `torch.use_deterministic_algorithms(True)` asks PyTorch for "
+               "deterministic versions of such operations.")
+def _():
+    values = torch.randint(-1000, 1000, (200,), generator=torch.Generator().manual_seed(0))
+    index = torch.randint(0, 5, (200,), generator=torch.Generator().manual_seed(1))
+    base = torch.zeros(5, dtype=torch.int64).scatter_add_(0, index, values)
+    for seed in range(5):
+        order = torch.randperm(200, generator=torch.Generator().manual_seed(seed))
+        assert torch.equal(torch.zeros(5, dtype=torch.int64).scatter_add_(0, index[order], values[order]), base)
+    before = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True)
+        assert torch.are_deterministic_algorithms_enabled()
+        assert torch.equal(torch.zeros(5, dtype=torch.int64).index_add_(0, index, values), base)
+    finally:
+        torch.use_deterministic_algorithms(before)

@@ -359,6 +359,33 @@ ITEMS = {
             'answer_rank_meaning = " C "\n',
         ],
     },
+    "answer_index_shape": {
+        "wrong": [
+            "answer_index_shape = (4, 5, 3)\n",
+            "answer_index_shape = (4, 3, 7)\n",
+            "answer_index_shape = (1, 4, 3, 1)\n",
+            "answer_index_shape = (6, 4, 3, 7)\n",
+        ],
+        "right": [
+            "answer_index_shape = (4, 3)\n",
+            "answer_index_shape = [4, 3]\n",
+            "answer_index_shape = torch.zeros(6, 4, 5, 7)[2, :, 1:4, -1].shape\n",
+            "answer_index_shape = tuple(np.array([4, 3]))\n",
+        ],
+    },
+    "answer_slice_view": {
+        "wrong": [
+            'answer_slice_view = "A"\n',
+            'answer_slice_view = "B"\n',
+            'answer_slice_view = "D"\n',
+        ],
+        "right": [
+            'answer_slice_view = "C"\n',
+            'answer_slice_view = " c "\n',
+            'answer_slice_view = "c"\n',
+            'answer_slice_view = "ABCD"[2]\n',
+        ],
+    },
 }
 
 

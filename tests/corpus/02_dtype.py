@@ -248,6 +248,25 @@ ITEMS = {
             "    if np.any(labels != np.round(labels)):\n"
             "        raise ValueError('labels must be whole numbers')\n"
             "    return torch.from_numpy(table[:, :-1].astype(np.float32)), torch.from_numpy(labels.astype(np.int64))\n",
+            # checks the labels of float64 tables only: a float32 table with the label 2.5 gets through
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    labels = table[:, -1]\n"
+            "    if labels.dtype == np.float64 and np.any(labels != np.round(labels)):\n"
+            "        raise ValueError('labels must be whole numbers')\n"
+            "    return torch.from_numpy(table[:, :-1].astype(np.float32)), torch.from_numpy(labels.astype(np.int64))\n",
+            # copies float tables only: an integer table with negative strides reaches from_numpy as it is
+            "import numpy as np\n"
+            "\n"
+            "def features_and_labels(table):\n"
+            "    if table.dtype.kind == 'f':\n"
+            "        labels = table[:, -1]\n"
+            "        if np.any(labels != np.round(labels)):\n"
+            "            raise ValueError('labels must be whole numbers')\n"
+            "        table = table.copy()\n"
+            "    data = torch.from_numpy(table)\n"
+            "    return data[:, :-1].float(), data[:, -1].long()\n",
             # ascontiguousarray leaves a reversed single row with its negative stride
             "import numpy as np\n"
             "\n"
@@ -335,6 +354,45 @@ ITEMS = {
             'answer_linear_int_input = "a".upper()\n',
             'answer_linear_int_input = "a"\n',
             'answer_linear_int_input = "A "\n',
+        ],
+    },
+    "answer_cast_values": {
+        "wrong": [
+            'answer_cast_values = "B"\n',
+            'answer_cast_values = "C"\n',
+            'answer_cast_values = "D"\n',
+        ],
+        "right": [
+            'answer_cast_values = "A"\n',
+            'answer_cast_values = "a"\n',
+            'answer_cast_values = " A"\n',
+            'answer_cast_values = "ABCD"[0]\n',
+        ],
+    },
+    "answer_zero_d_promotion": {
+        "wrong": [
+            'answer_zero_d_promotion = "A"\n',
+            'answer_zero_d_promotion = "B"\n',
+            'answer_zero_d_promotion = "D"\n',
+        ],
+        "right": [
+            'answer_zero_d_promotion = "C"\n',
+            'answer_zero_d_promotion = "c"\n',
+            'answer_zero_d_promotion = "C "\n',
+            'answer_zero_d_promotion = "ABCD"[2]\n',
+        ],
+    },
+    "answer_uint8_wrap": {
+        "wrong": [
+            'answer_uint8_wrap = "A"\n',
+            'answer_uint8_wrap = "B"\n',
+            'answer_uint8_wrap = "D"\n',
+        ],
+        "right": [
+            'answer_uint8_wrap = "C"\n',
+            'answer_uint8_wrap = "c"\n',
+            "answer_uint8_wrap = 'C'\n",
+            'answer_uint8_wrap = "ABCD"[2]\n',
         ],
     },
 }

@@ -345,6 +345,32 @@ ITEMS = {
             'answer_default_device = " A"\n',
         ],
     },
+    "answer_device_index": {
+        "wrong": [
+            'answer_device_index = "A"\n',
+            'answer_device_index = "C"\n',
+            'answer_device_index = "D"\n',
+        ],
+        "right": [
+            'answer_device_index = "B"\n',
+            'answer_device_index = "b"\n',
+            'answer_device_index = " B "\n',
+            'answer_device_index = "ABCD"[1]\n',
+        ],
+    },
+    "answer_zero_d_direction": {
+        "wrong": [
+            'answer_zero_d_direction = "A"\n',
+            'answer_zero_d_direction = "B"\n',
+            'answer_zero_d_direction = "D"\n',
+        ],
+        "right": [
+            'answer_zero_d_direction = "C"\n',
+            'answer_zero_d_direction = "c"\n',
+            "answer_zero_d_direction = 'C'\n",
+            'answer_zero_d_direction = "ABCD"[2]\n',
+        ],
+    },
 }
 
 

@@ -283,6 +283,32 @@ ITEMS = {
             'answer_cuda_numpy = "B "\n',
         ],
     },
+    "answer_numpy_after_rebind": {
+        "wrong": [
+            'answer_numpy_after_rebind = "A"\n',
+            'answer_numpy_after_rebind = "C"\n',
+            'answer_numpy_after_rebind = "D"\n',
+        ],
+        "right": [
+            'answer_numpy_after_rebind = "B"\n',
+            'answer_numpy_after_rebind = "b"\n',
+            'answer_numpy_after_rebind = " B"\n',
+            'answer_numpy_after_rebind = "ABCD"[1]\n',
+        ],
+    },
+    "answer_as_tensor_dtype": {
+        "wrong": [
+            'answer_as_tensor_dtype = "A"\n',
+            'answer_as_tensor_dtype = "C"\n',
+            'answer_as_tensor_dtype = "D"\n',
+        ],
+        "right": [
+            'answer_as_tensor_dtype = "B"\n',
+            'answer_as_tensor_dtype = "b"\n',
+            "answer_as_tensor_dtype = 'B'\n",
+            'answer_as_tensor_dtype = "ABCD"[1]\n',
+        ],
+    },
 }
 
 # More ways a student writes the same letter: lower case, spaces, a computed string.

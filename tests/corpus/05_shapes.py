@@ -259,11 +259,13 @@ def flatten_images(x):
     """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
     rows = [(b - a[i]).pow(2).sum(dim=1).sqrt() for i in range(a.shape[0])]
     return torch.stack(rows) if rows else a.new_zeros(0, b.shape[0])''',
-        ],
-        "right": [
+            # the numbers are right, but torch.cdist is the call the task rules out
+
             '''def pairwise_distances(a, b):
     """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
     return torch.cdist(a, b)''',
+        ],
+        "right": [
             '''def pairwise_distances(a, b):
     """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
     squared = (a * a).sum(dim=1, keepdim=True) + (b * b).sum(dim=1) - 2 * a @ b.T
@@ -688,11 +690,6 @@ def pairwise_distances(a, b):
             '''import torch
 def pairwise_distances(a, b):
     """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
-    return torch.cdist(a, b)
-''',
-            '''import torch
-def pairwise_distances(a, b):
-    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
     diff = a.unsqueeze(1) - b.unsqueeze(0)
     return torch.sqrt(torch.einsum("nmd,nmd->nm", diff, diff))
 ''',
@@ -712,6 +709,12 @@ def pairwise_distances(a, b):
             '''import torch
 def pairwise_distances(a, b):
     return torch.cdist(a.float(), b.float())
+''',
+            # the numbers are right, but torch.cdist is the call the task rules out
+            '''import torch
+def pairwise_distances(a, b):
+    """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
+    return torch.cdist(a, b)
 ''',
         ],
     },

@@ -143,12 +143,20 @@ def linear_weight_grad(x, w):
     x.requires_grad_(False)
     return grad
 ''',
-        ],
-        "right": [
+            # torch.func.grad does the whole job, which the task rules out
             '''def grad_of(f, x):
     """The gradient of f at x."""
     return torch.func.grad(f)(x.detach())
 ''',
+            # a vector-Jacobian product with torch.func.vjp: a torch.func transform, ruled out
+            # a vector-Jacobian product with an output gradient of 1
+            '''def grad_of(f, x):
+    """The gradient of f at x."""
+    value, pullback = torch.func.vjp(f, x.detach())
+    return pullback(torch.ones_like(value))[0]
+''',
+        ],
+        "right": [
             '''def grad_of(f, x):
     """The gradient of f at x."""
     x_copy = x.detach().clone().requires_grad_(True)
@@ -159,12 +167,6 @@ def linear_weight_grad(x, w):
             '''def grad_of(f, x):
     """The gradient of f at x."""
     return torch.autograd.functional.jacobian(f, x.detach())
-''',
-            # a vector-Jacobian product with an output gradient of 1
-            '''def grad_of(f, x):
-    """The gradient of f at x."""
-    value, pullback = torch.func.vjp(f, x.detach())
-    return pullback(torch.ones_like(value))[0]
 ''',
             # defensive: checks what f returns, and switches recording on even inside a no_grad() block
             '''def grad_of(f, x):
@@ -537,12 +539,22 @@ def binarize_straight_through(x):
         e /= e.sum(dim=-1, keepdim=True)
     return e
 ''',
-        ],
-        "right": [
+            # right numbers from torch.softmax, which the task rules out
             '''def stable_softmax(x):
     """Softmax over the last dimension."""
     return torch.softmax(x, dim=-1)
 ''',
+            # F.log_softmax, then back from logs: also ruled out
+            # log_softmax, then back from logs
+            '''import torch.nn.functional as F
+
+
+def stable_softmax(x):
+    """Softmax over the last dimension."""
+    return F.log_softmax(x, dim=-1).exp()
+''',
+        ],
+        "right": [
             # log-sum-exp: log of the row's sum of exponentials, computed without overflow
             '''def stable_softmax(x):
     """Softmax over the last dimension."""
@@ -562,14 +574,6 @@ def binarize_straight_through(x):
     e = torch.exp(x - x.max(dim=-1, keepdim=True).values).clone()
     e /= e.sum(dim=-1, keepdim=True)
     return e
-''',
-            # log_softmax, then back from logs
-            '''import torch.nn.functional as F
-
-
-def stable_softmax(x):
-    """Softmax over the last dimension."""
-    return F.log_softmax(x, dim=-1).exp()
 ''',
             # defensive: says what it needs, then the textbook formula
             '''def stable_softmax(x):
@@ -796,11 +800,6 @@ def linear_weight_grad(x, w, **unused):
     },
     'grad_of': {
         'right': [
-            '''import torch
-def grad_of(f, x):
-    x0 = x.detach().clone()
-    return torch.func.grad(f)(x0)
-''',
             '''def grad_of(f, x):
     """The gradient of the scalar function f at x, shaped like x; x itself is left as it was."""
     xc = x.detach().clone().requires_grad_(True)
@@ -841,6 +840,13 @@ def grad_of(f, x):
     xc = x.detach().clone().requires_grad_(True)
     (g,) = torch.autograd.grad(f(xc), xc, create_graph=True)
     return g
+''',
+            # torch.func.grad on a copy: the transform the task rules out
+
+            '''import torch
+def grad_of(f, x):
+    x0 = x.detach().clone()
+    return torch.func.grad(f)(x0)
 ''',
         ],
     },
@@ -998,10 +1004,6 @@ def stable_softmax(x):
     total = e.sum(dim=-1, keepdim=True)
     return e / total
 ''',
-            '''import torch
-def stable_softmax(x):
-    return torch.softmax(x, dim=-1)
-''',
         ],
         'wrong': [
             '''def stable_softmax(x):
@@ -1016,6 +1018,12 @@ def stable_softmax(x):
             '''def stable_softmax(x):
     e = torch.exp(x - x.max())
     return e / e.sum(dim=0, keepdim=True)
+''',
+            # torch.softmax, which the task rules out
+
+            '''import torch
+def stable_softmax(x):
+    return torch.softmax(x, dim=-1)
 ''',
         ],
     },

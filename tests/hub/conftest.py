@@ -1,4 +1,4 @@
-"""Fixtures of the hub test: a classroom (system users, course directory, exchange, JupyterHub) and a browser.
+"""Fixtures of the hub test: a classroom (system users, course directory, exchange service, JupyterHub) and a browser.
 
 Nothing here skips: a machine that cannot run the hub fails the test with the list of what is
 missing and how to get it (`bash scripts/setup` as root provides all of it).
@@ -38,7 +38,8 @@ class Classroom:
     instructor: SystemUser
     students: dict[str, SystemUser]  # role -> user
     course_dir: Path
-    exchange: Path
+    exchange_store: Path
+    exchange_user: SystemUser
     artifacts: Path
 
     @contextlib.contextmanager
@@ -94,12 +95,15 @@ def classroom(hub_browser):
         for role in ROLES:
             students[role] = create_user(f"pt-{role}-{tag}")
             users.append(students[role].name)
+        # The exchange runs as an account of its own, which no hub user is.
+        exchange_user = create_user(f"pt-exchange-{tag}")
+        users.append(exchange_user.name)
         course_dir = make_course_dir(top / "course")
-        exchange = top / "exchange"
+        exchange_store = top / "exchange-store"
         (top / "hub").mkdir(mode=0o700)
-        hub = Hub(top / "hub", course_dir=course_dir, exchange=exchange, instructors=[instructor.name],
-                  students=[u.name for u in students.values()])
-        yield Classroom(hub, instructor, students, course_dir, exchange, artifacts_dir())
+        hub = Hub(top / "hub", course_dir=course_dir, exchange_store=exchange_store, exchange_user=exchange_user.name,
+                  instructors=[instructor.name], students=[u.name for u in students.values()])
+        yield Classroom(hub, instructor, students, course_dir, exchange_store, exchange_user, artifacts_dir())
     except HubNotReady as exc:
         pytest.fail(f"the hub test cannot start: {exc}", pytrace=False)
     finally:

@@ -22,6 +22,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_exchange.client import Client
+from course_exchange.hubconfig import client_url
+
 ROOT = Path(__file__).resolve().parents[2]
 HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 HUB_ENV = Path(os.environ.get("COURSE_HUB_ENV", "/opt/tensor-course/env"))
@@ -65,7 +68,7 @@ def stale_packages() -> list[str]:
     """The project's packages in the hub environment must be this checkout's: students import `course`
     from there and the grader runs from there."""
     out = []
-    for package in ("course", "autograder"):
+    for package in ("course", "course_exchange", "autograder"):
         found = subprocess.run([str(HUB_ENV / "bin" / "python"), "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"],
                                capture_output=True, text=True, cwd="/")
         installed = Path(found.stdout.strip())
@@ -191,19 +194,25 @@ def make_course_dir(target: Path) -> Path:
 class Hub:
     """JupyterHub with deploy/jupyterhub/jupyterhub_config.py on free loopback ports, in `workdir`."""
 
-    def __init__(self, workdir: Path, *, course_dir: Path, exchange: Path, instructors: list[str], students: list[str]) -> None:
+    def __init__(self, workdir: Path, *, course_dir: Path, exchange_store: Path, exchange_user: str, instructors: list[str],
+                 students: list[str]) -> None:
         self.workdir = workdir
         self.course_dir = course_dir
-        self.exchange = exchange
+        self.exchange_store = exchange_store
+        self.token_file = workdir / "grader.exchange-token"
         self.log = workdir / "jupyterhub.log"
         self.port = free_port()
         self.formgrader_port = free_port()
+        self.exchange_url = f"http://127.0.0.1:{free_port()}"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("COURSE_", "JUPYTER", "VIRTUAL_ENV", "PYTHON"))}
         env.update(
             PATH=hub_env_path(),
             COURSE_HUB_ENV=str(HUB_ENV),
             COURSE_DIR=str(course_dir),
-            COURSE_EXCHANGE=str(exchange),
+            COURSE_EXCHANGE_URL=self.exchange_url,
+            COURSE_EXCHANGE_STORE=str(exchange_store),
+            COURSE_EXCHANGE_USER=exchange_user,
+            COURSE_EXCHANGE_TOKEN_FILE=str(self.token_file),
             COURSE_GRADER="root",
             COURSE_INSTRUCTORS=",".join(instructors),
             COURSE_STUDENTS=",".join(students),
@@ -254,16 +263,40 @@ class Hub:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
-        mine = (self.workdir, self.course_dir)
+        mine = (self.workdir, self.course_dir, self.exchange_store)
         kill_processes(lambda pid: (cwd := _cwd(pid)) is not None and any(cwd.is_relative_to(m) for m in mine))
         self._log_file.close()
 
     def as_grader(self, *command: str, timeout: float = 600) -> subprocess.CompletedProcess:
         """Run a command in the course directory as the grader account (root here), as an admin would:
-        the hub environment first on PATH and the exchange the hub uses."""
+        the hub environment first on PATH, the exchange service's address and the grader's token file."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("COURSE_", "JUPYTER", "VIRTUAL_ENV", "PYTHON"))}
-        env.update(PATH=hub_env_path(), COURSE_EXCHANGE=str(self.exchange))
+        env.update(PATH=hub_env_path(), COURSE_EXCHANGE_URL=client_url(self.exchange_url), COURSE_EXCHANGE_TOKEN_FILE=str(self.token_file))
         done = subprocess.run(list(command), cwd=self.course_dir, env=env, capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
             raise AssertionError(f"{' '.join(command)} failed (exit {done.returncode}):\n{(done.stdout + done.stderr)[-4000:]}")
         return done
+
+    def exchange(self, token: str) -> Client:
+        """The exchange service as whoever holds `token` (the grader's is in token_file)."""
+        return Client(url=client_url(self.exchange_url), token=token, course=COURSE_ID)
+
+    @property
+    def grader_token(self) -> str:
+        return self.token_file.read_text().strip()
+
+    def server_token(self, user: SystemUser) -> str:
+        """The token the hub gave the user's running server (read from its environment, as root)."""
+        for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+            if _owner(pid) != user.uid:
+                continue
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"jupyterhub-singleuser" in cmdline:
+                for entry in environ:
+                    if entry.startswith(b"JUPYTERHUB_API_TOKEN="):
+                        return entry.split(b"=", 1)[1].decode()
+        raise AssertionError(f"{user.name} has no running server")

@@ -1,7 +1,8 @@
 """One assignment's round trip through the course's JupyterHub, in a browser, as a class lives it.
 
 1. The instructor (through the grader account, root here) runs `autograder release` and nbgrader's
-   `release_assignment`, which puts lesson 01 into the exchange.
+   `release_assignment`, which sends lesson 01 to the exchange service (course_exchange/, a hub
+   service running as an account of its own).
 2. Two students log in with their system passwords. Each opens the Assignments tab, fetches the
    lesson, opens it from there, types answers (ada every item right, in her own words; ben half of
    them right and the rest wrong), saves, presses Validate and then Submit, all in JupyterLab.
@@ -12,8 +13,9 @@
 5. The gradebook holds both students' scores as their answers predict, and the instructor sees both
    submissions in the course's formgrader, which a student may not open.
 
-On top of that the file permissions that keep students apart are checked from the students' own
-accounts: another student's home, the exchange's inbound folder and the course directory are closed.
+On top of that what keeps students apart is checked from a student's own account: another student's
+home, the exchange's store and the course directory are closed to them, and the token the hub gave
+their server can neither read a classmate's submission, nor submit as the classmate, nor collect.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder import corpus, samples
+from course_exchange.client import RequestRefused
 from tests.browser.student_view import notebook_cells, wrong_answer
 from tests.hub.hub import COURSE_ID, run_as
 from tests.hub.lab import AssignmentsTab, UserLab, feedback_scores, log_in
@@ -106,7 +109,7 @@ def test_round_trip(classroom, new_page):
     with room.step("instructor releases the lesson"):
         hub.as_grader("autograder", "release", LESSON)
         hub.as_grader("nbgrader", "release_assignment", LESSON)
-        assert (room.exchange / COURSE_ID / "outbound" / LESSON / f"{LESSON}.ipynb").is_file()
+        assert LESSON in {r["assignment"] for r in hub.exchange(hub.grader_token).releases()}
     answers, expected, visibly_wrong = _plan(room.course_dir)
 
     tabs: dict[str, AssignmentsTab] = {}
@@ -150,16 +153,28 @@ def test_round_trip(classroom, new_page):
 
         with room.step(f"{name} submits", page):
             stamp = tab.submit(LESSON)
-            assert stamp, "the Submitted list shows no timestamp"
-            assert list((room.exchange / COURSE_ID / "inbound").glob(f"{name}+{LESSON}+*")), "nothing arrived in the exchange"
+            received = [s["timestamp"] for s in hub.exchange(hub.grader_token).submissions(LESSON, student=name)]
+            assert received == [stamp], f"the Submitted list shows {stamp!r}, the exchange received {received}"
 
     with room.step("students cannot reach each other's work or the course"):
         ada, ben = room.students[ADA], room.students[BEN]
         own = ada.home / LESSON / f"{LESSON}.ipynb"
         assert run_as(ada, "cat", str(own)).returncode == 0
         assert run_as(ben, "cat", str(own)).returncode != 0, "ben can read ada's notebook"
-        assert run_as(ben, "ls", str(room.exchange / COURSE_ID / "inbound")).returncode != 0, "ben can list the submissions"
+        assert run_as(ben, "ls", str(room.exchange_store)).returncode != 0, "ben can list the exchange's store"
+        assert run_as(ben, "touch", str(room.exchange_store / "x")).returncode != 0, "ben can write into the exchange's store"
         assert run_as(ben, "ls", str(room.course_dir)).returncode != 0, "ben can read the course directory"
+        as_ben = hub.exchange(hub.server_token(ben))
+        assert {s["student"] for s in as_ben.submissions(LESSON)} == {ben.name}
+        [ada_submission] = hub.exchange(hub.grader_token).submissions(LESSON, student=ada.name)
+        for attempt, status in ((lambda: as_ben.submissions(LESSON, student=ada.name), 403),
+                                (lambda: as_ben.fetch_submission(LESSON, ada_submission["id"]), 404),
+                                (lambda: as_ben.request("POST", f"/submissions/{LESSON}", body=b"", query={"student": ada.name}), 403),
+                                (lambda: as_ben.collect(LESSON), 403),
+                                (lambda: hub.exchange("").releases(), 401)):
+            with pytest.raises(RequestRefused) as refused:
+                attempt()
+            assert refused.value.status == status, refused.value.message
 
     with room.step("the grader collects, grades and releases feedback"):
         check = hub.as_grader("autograder", "sandbox-check").stdout
