@@ -99,21 +99,23 @@ class Cluster:
         self.busy_s = 0.0  # seconds in the Dask client: sending jobs and reading results (not waiting for them)
 
     def window(self) -> int:
-        """How many jobs to keep in flight: enough to queue work for every thread, and for a worker that joins."""
+        """How many jobs to keep in flight: enough to queue work for every thread and for a worker that
+        joins, and for batches of many jobs when results come back fast (the scheduler queues what no
+        thread is free for, and hands it to the first thread that is)."""
         checked, size = self._window
         if time.monotonic() - checked > 5.0:
             try:
                 threads = sum(self.client.nthreads().values())
             except Exception:
                 threads = 0
-            size = max(16, 4 * threads)
+            size = max(64, 8 * threads)
             self._window = (time.monotonic(), size)
         return size
 
     def run(self, jobs, limits=None):
         """Submit `jobs` (read lazily) and yield each result as it comes back; ClusterError stops the run.
 
-        Jobs go out in batches (one message to the scheduler for all the room the window has) and
+        Jobs go out in batches (one message to the scheduler once a quarter of the window has room) and
         the results of every task finished since the last look are fetched together."""
         import itertools
 
@@ -127,8 +129,9 @@ class Cluster:
         exhausted = False
         idle_since = time.monotonic()
         while True:
-            room = self.window() - len(flying)
-            if not exhausted and room > 0:
+            size = self.window()
+            room = size - len(flying)
+            if not exhausted and room > 0 and (room >= size // 4 or not flying):  # a batch at a time, not a job
                 batch = list(itertools.islice(source, room))  # reading jobs is the engine's work, not the client's
                 exhausted = len(batch) < room
                 t0 = time.perf_counter()
