@@ -278,9 +278,8 @@ def test_the_judge_sends_what_nbgraders_rules_read_in_the_autograded_notebook(ti
         assert json.loads(json.dumps(gradebook.summary_of(without))) == worked_out
         checked[record["student"]] = record["summary"]
     assert set(CASES) <= set(checked)
-    assert checked["patched-checks"]["grades"]["test_twice"] == [0.0, True]
-    assert checked["patched-checks"]["comments"]["twice"].startswith(gradebook.TAMPER_COMMENT)
     assert checked["honest"]["grades"]["test_twice"] == [FULL["test_twice"], None]
+    assert checked["wrong-hidden"]["grades"]["test_mul"] == [0, None]
 
 
 # ---------------------------------------------------------------- idempotence and resume
