@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--student", metavar="ID", help="only this student")
 
     p = sub.add_parser("export", help="write the grades as CSV: nbgrader's format and an LMS-friendly one",
-                       description="Export every grade in the gradebook to a CSV file with nbgrader's exporter, and "
+                       description="Export every grade in the gradebook to a CSV file in nbgrader's export format, and "
                                    "an LMS-friendly CSV (one row per student, one column per assignment).")
     p.add_argument("--to", default="grades.csv", metavar="FILE", help="nbgrader's CSV (default: grades.csv)")
     p.add_argument("--lms", default=None, metavar="FILE", help="the LMS CSV (default: FILE with -lms before .csv)")

@@ -1,8 +1,8 @@
 """Grading on a Dask cluster, the coordinator's side: one job per notebook out, the results back.
 
 `Cluster` is a Dask client that submits each job (JSON text carrying its content,
-`autograder/jobs.py`) as one task, keeps a bounded number in flight, and yields the results as
-they come, for the engine to record. The coordinator stays the only writer of records,
+`autograder/jobs.py`) as one task, in batches, keeps a bounded number in flight, and yields the
+results as they come (those finished together fetched together), for the engine to record. The coordinator stays the only writer of records,
 `autograded/` and the gradebook; a task Dask ran twice still has one future, so one result and one
 record. The workers' side (their pools, the task itself) is `autograder/cluster_worker.py`.
 
@@ -96,22 +96,29 @@ class Cluster:
             self.close()
             raise ClusterError(f"the scheduler at {address} did not take the grading pool's plugin: {exc}") from None
         self._window = (0.0, 0)
-        self.busy_s = 0.0  # seconds spent preparing, sending and reading jobs (not waiting for them)
+        self.busy_s = 0.0  # seconds in the Dask client: sending jobs and reading results (not waiting for them)
 
     def window(self) -> int:
-        """How many jobs to keep in flight: enough to queue work for every thread, and for a worker that joins."""
+        """How many jobs to keep in flight: enough to queue work for every thread and for a worker that
+        joins, and for batches of many jobs when results come back fast (the scheduler queues what no
+        thread is free for, and hands it to the first thread that is)."""
         checked, size = self._window
         if time.monotonic() - checked > 5.0:
             try:
                 threads = sum(self.client.nthreads().values())
             except Exception:
                 threads = 0
-            size = max(16, 4 * threads)
+            size = max(64, 8 * threads)
             self._window = (time.monotonic(), size)
         return size
 
     def run(self, jobs, limits=None):
-        """Submit `jobs` (read lazily) and yield each result as it comes back; ClusterError stops the run."""
+        """Submit `jobs` (read lazily) and yield each result as it comes back; ClusterError stops the run.
+
+        Jobs go out in batches (one message to the scheduler once a quarter of the window has room) and
+        the results of every task finished since the last look are fetched together."""
+        import itertools
+
         from distributed import as_completed
 
         from autograder.cluster_worker import grade_on_worker
@@ -122,36 +129,44 @@ class Cluster:
         exhausted = False
         idle_since = time.monotonic()
         while True:
-            t0 = time.perf_counter()
-            while not exhausted and len(flying) < self.window():
-                job = next(source, None)
-                if job is None:
-                    exhausted = True
-                    break
-                try:
-                    future = self.client.submit(grade_on_worker, json.dumps(job), key=_task_key(job), pure=False)
-                except Exception as exc:
-                    raise self._lost(exc) from None
-                flying[future] = {k: job[k] for k in IDENT}
-                done.add(future)
-            self.busy_s += time.perf_counter() - t0
+            size = self.window()
+            room = size - len(flying)
+            if not exhausted and room > 0 and (room >= size // 4 or not flying):  # a batch at a time, not a job
+                batch = list(itertools.islice(source, room))  # reading jobs is the engine's work, not the client's
+                exhausted = len(batch) < room
+                t0 = time.perf_counter()
+                if batch:
+                    texts = [json.dumps(job) for job in batch]
+                    try:
+                        futures = self.client.map(grade_on_worker, texts, key=[_task_key(job) for job in batch], pure=False)
+                    except Exception as exc:
+                        raise self._lost(exc) from None
+                    for future, job in zip(futures, batch):
+                        flying[future] = {k: job[k] for k in IDENT}
+                    done.update(futures)
+                self.busy_s += time.perf_counter() - t0
             if not flying:
                 return
-            batch = done.next_batch(block=False)
-            if not batch:
+            finished = done.next_batch(block=False)
+            if not finished:
                 if time.monotonic() - idle_since > self.WAIT_S:
                     self._check_workers()
                     idle_since = time.monotonic()
-                time.sleep(0.02)
+                time.sleep(0.01)
                 continue
             idle_since = time.monotonic()
-            for future in batch:
-                t0 = time.perf_counter()
-                job = flying.pop(future)
-                result = self._result(future, job)
+            t0 = time.perf_counter()
+            ready = [future for future in finished if future.status == "finished"]
+            try:
+                texts = dict(zip(ready, self.client.gather(ready))) if ready else {}
+            except Exception as exc:
+                raise self._lost(exc) from None
+            answers = []
+            for future in finished:
+                answers.append(self._result(future, flying.pop(future), texts.get(future)))
                 future.release()
-                self.busy_s += time.perf_counter() - t0
-                yield result
+            self.busy_s += time.perf_counter() - t0
+            yield from answers
 
     def _lost(self, exc: BaseException | None = None) -> ClusterLost:
         why = f" ({type(exc).__name__}: {exc})" if exc else ""
@@ -170,7 +185,8 @@ class Cluster:
         if not workers:
             print(f"waiting: the Dask scheduler at {self.address} has no workers", file=sys.stderr)
 
-    def _result(self, future, job: dict) -> dict:
+    def _result(self, future, job: dict, text) -> dict:
+        """The engine's result for a task that is over, from the text its worker answered."""
         from autograder.engine import _failed
 
         status = future.status
@@ -184,7 +200,6 @@ class Cluster:
                 return _failed(job, "the Dask workers grading this notebook died every time it was tried "
                                     f"({exc.allowed_failures + 1} times); it was given up")
             return _failed(job, f"the cluster could not run this notebook's job ({type(exc).__name__})")
-        text = future.result()
         try:
             result = json.loads(text) if isinstance(text, str) else None
         except ValueError:

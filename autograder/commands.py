@@ -192,9 +192,10 @@ def _cap_feedback(folder: Path, megabytes: int) -> None:
             print(f"  over a limit {page.relative_to(folder)}: feedback page of {size / 1e6:.1f} MB replaced (max_feedback_mb = {megabytes})")
 
 
-def export(course_dir: Path, *, to: Path, lms: Path | None = None) -> tuple[Path, Path]:
-    """nbgrader's CSV at `to`, and the LMS CSV (one row per student) at `lms`."""
-    stock.export_csv(course_dir, to)
+def export(course_dir: Path, *, to: Path, lms: Path | None = None, progress: bool = False) -> tuple[Path, Path]:
+    """nbgrader's CSV at `to` (what `nbgrader export` writes, read in bulk), and the LMS CSV (one row
+    per student) at `lms`."""
+    gradebook.export_csv(course_dir, to, progress=progress)
     lms = lms or to.with_name(to.stem + "-lms.csv")
     report.write_lms_csv(course_dir, to=lms)
     return to, lms
@@ -344,8 +345,10 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         print(f"feedback written to {feedback(course_dir, assignments=args.assignments, student=args.student)}")
         return 0
     if command == "export":
-        nb_csv, lms_csv = export(course_dir, to=Path(args.to).resolve(), lms=Path(args.lms).resolve() if args.lms else None)
-        print(f"grades written to {nb_csv} (nbgrader) and {lms_csv} (LMS)")
+        started = time.perf_counter()
+        nb_csv, lms_csv = export(course_dir, to=Path(args.to).resolve(), lms=Path(args.lms).resolve() if args.lms else None,
+                                 progress=True)
+        print(f"grades written to {nb_csv} (nbgrader) and {lms_csv} (LMS) in {time.perf_counter() - started:.1f} s")
         return 0
     if command == "report":
         path = make_report(course_dir, out=Path(args.out).resolve(), assignments=args.assignments or None)

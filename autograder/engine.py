@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import errno
+import functools
 import hashlib
 import importlib.util
 import itertools
@@ -43,15 +44,23 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write `path` whole or not at all; a write that fails leaves no temporary file holding the space it took."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+def _write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Replace `path` with `text` at once (never half written); `durable` waits for the disk first. A write that
+    fails leaves no temporary file holding the space it took.
+
+    Records and autograded/ are not durable: a record lost to a power cut is graded again, and
+    writes the same gradebook rows again (every write there finds what exists first)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -115,9 +124,9 @@ def _retrying(write, *args):
             time.sleep(pause)
 
 
-def _write_retrying(path: Path, text: str) -> None:
+def _write_retrying(path: Path, text: str, *, durable: bool = True) -> None:
     """`_write_atomic`, tried again when the disk is full or descriptors ran out."""
-    _retrying(_write_atomic, path, text)
+    _retrying(functools.partial(_write_atomic, durable=durable), path, text)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -476,6 +485,7 @@ def grade(
                 break
             templates[(assignment, name)] = (path, _sha(text.encode()))
 
+    planned = time.perf_counter()  # the run's fixed costs are behind; what follows grows with the class
     submissions: list[Submission] = []
     for student, assignment in pairs:
         folder = course_dir / "submitted" / student / assignment
@@ -536,88 +546,93 @@ def grade(
     timings: list[dict] = []
     fresh: list[dict] = []
     clock = {"gradebook_s": 0.0}
-    book = gradebook.Writer(course_dir)
     startup_s = 0.0
     count = 0
+    recorder = Recorder(course_dir, clock)
 
     def finish_if_done(sub: Submission) -> None:
         if len(sub.results) == len(sub.jobs) and (sub.student, sub.assignment) not in results:
-            results[(sub.student, sub.assignment)] = _finish(course_dir, sub, book, clock)
-
-    for sub in submissions:
-        if sub.reason is not None:
-            results[(sub.student, sub.assignment)] = sub.reason
-        elif not to_run or all(j not in to_run for j in sub.jobs.values()):
-            finish_if_done(sub)
+            results[(sub.student, sub.assignment)] = recorder.finish(sub)
 
     started = time.perf_counter()
     clock["coordinator_s"] = 0.0  # the coordinator's own work while jobs are graded (sending, recording)
-    if to_run:
-        shared = pool
-        if shared is not None:
-            count = shared.size
-        elif cluster:
-            from autograder import cluster as cluster_mod
+    shared = pool
+    try:
+        for sub in submissions:
+            if sub.reason is not None:
+                results[(sub.student, sub.assignment)] = sub.reason
+            elif not to_run or all(j not in to_run for j in sub.jobs.values()):
+                finish_if_done(sub)
+        if to_run:
+            if shared is not None:
+                count = shared.size
+            elif cluster:
+                from autograder import cluster as cluster_mod
 
-            pool = cluster_mod.Cluster(cluster, allow_insecure=allow_insecure_cluster)
-        else:
-            count = workers or os.cpu_count() or 1
-            count = max(1, min(count, len(to_run)))
-            threads = max(1, (os.cpu_count() or 1) // count)
-            pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox, limits=limits, environment=environment)
-        startup_s = time.perf_counter() - started
-        unreadable: list[dict] = []  # jobs whose files the coordinator could not read: failed, and not recorded, so a re-run tries them
+                pool = cluster_mod.Cluster(cluster, allow_insecure=allow_insecure_cluster)
+            else:
+                count = workers or os.cpu_count() or 1
+                count = max(1, min(count, len(to_run)))
+                threads = max(1, (os.cpu_count() or 1) // count)
+                pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox, limits=limits,
+                            environment=environment)
+            startup_s = time.perf_counter() - started
+            unreadable: list[dict] = []  # jobs whose files the coordinator could not read: failed, not recorded, so a re-run tries them
 
-        def loaded(plans):
-            for plan in plans:
-                try:
-                    yield _retrying(jobs.load, plan)
-                except OSError as exc:
-                    unreadable.append(_failed(plan, f"the grader could not read this notebook's files: {_one_line(exc)}"))
+            def loaded(plans):
+                for plan in plans:
+                    try:
+                        yield _retrying(jobs.load, plan)
+                    except OSError as exc:
+                        unreadable.append(_failed(plan, f"the grader could not read this notebook's files: {_one_line(exc)}"))
 
-        def outcomes():
-            for result in pool.run(loaded(to_run), limits):
+            def outcomes():
+                for result in pool.run(loaded(to_run), limits):
+                    while unreadable:
+                        yield unreadable.pop(), False
+                    yield result, True
                 while unreadable:
                     yield unreadable.pop(), False
-                yield result, True
-            while unreadable:
-                yield unreadable.pop(), False
 
-        try:
-            for result, keep in outcomes():
-                t0 = time.perf_counter()
-                sub = by_pair[(result["student"], result["assignment"])]
-                if result["notebook"] in sub.results:
-                    continue  # a job that ran twice is recorded once
-                job = sub.jobs[result["notebook"]]
-                result.setdefault("worker", "local")
-                try:
-                    if keep:
-                        _write_retrying(record_path(job), json.dumps(result))
-                except OSError as exc:
-                    result = _failed(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
-                sub.results[result["notebook"]] = result
-                fresh.append(result)
-                timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
-                bar.update(1)
-                finish_if_done(sub)
-                clock["coordinator_s"] += time.perf_counter() - t0
-        finally:
-            clock["pool_s"] = getattr(pool, "busy_s", 0.0)
-            clock["coordinator_s"] += clock["pool_s"]
-            if pool is not shared:
-                pool.close()
-            book.close()
-            bar.close()
-    bar.close()
-    for sub in submissions:
-        finish_if_done(sub)
-        results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
-    book.close()
+            try:
+                for result, keep in outcomes():
+                    t0 = time.perf_counter()
+                    sub = by_pair[(result["student"], result["assignment"])]
+                    if result["notebook"] in sub.results:
+                        continue  # a job that ran twice is recorded once
+                    job = sub.jobs[result["notebook"]]
+                    result.setdefault("worker", "local")
+                    try:
+                        if keep:
+                            _write_retrying(record_path(job), json.dumps(result), durable=False)
+                    except OSError as exc:
+                        result = _failed(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
+                    sub.results[result["notebook"]] = result
+                    fresh.append(result)
+                    timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
+                    bar.update(1)
+                    finish_if_done(sub)
+                    clock["coordinator_s"] += time.perf_counter() - t0
+            finally:
+                clock["pool_s"] = getattr(pool, "busy_s", 0.0)
+                clock["coordinator_s"] += clock["pool_s"]
+                if pool is not shared:
+                    pool.close()
+        for sub in submissions:
+            finish_if_done(sub)
+            results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
+        t0 = time.perf_counter()
+        recorder.flush()
+        recorder.wait()
+        results.update(recorder.unwritten)
+        clock["coordinator_s"] += time.perf_counter() - t0
+    finally:
+        recorder.close()
+        bar.close()
     if stats is not None:
         stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), recorded=len(fresh),
                      reused=sum(len(s.jobs) for s in submissions) - len(to_run),
-                     plan_s=started - planning, coordinator_s=clock["coordinator_s"], pool_s=clock.get("pool_s", 0.0),
+                     setup_s=planned - planning, plan_s=started - planned, coordinator_s=clock["coordinator_s"], pool_s=clock.get("pool_s", 0.0),
                      gradebook_s=clock["gradebook_s"],
                      graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)),
                      startup_s=startup_s if to_run else 0.0, workers=count if to_run and not cluster else 0)
@@ -629,60 +644,119 @@ def grade(
     return results
 
 
-def _finish(course_dir: Path, sub: Submission, book: gradebook.Writer, clock: dict) -> str:
-    """Write autograded/ and the gradebook for a submission whose notebooks all have results
-    (the seconds the gradebook took are added to `clock["gradebook_s"]`)."""
-    import nbformat
+class Recorder:
+    """Writes graded submissions to autograded/ and the gradebook, off the grading loop's path.
 
-    errors = [f"{n}: {r['reason']}" if len(sub.jobs) > 1 else r["reason"] for n, r in sub.results.items() if r.get("status") != "ok"]
-    if not sub.jobs:
-        return "no notebook of this assignment was handed in"
-    target = course_dir / "autograded" / sub.student / sub.assignment
-    # The judge wrote each notebook with nbformat (validated there): it is read without validating it
-    # again and written to autograded/ as it came, which is what nbformat.writes gives back.
-    graded = {n: nbformat.reader.reads(r["notebook_json"]) for n, r in sub.results.items() if r.get("status") == "ok"}
-    if graded:
+    `finish` queues a submission's autograded notebooks and gradebook values; a full batch (or one
+    that waited long enough) goes to a writer thread, which writes the batch's notebooks, then
+    records the batch in one gradebook transaction (so the gradebook never names a notebook
+    autograded/ lacks), while the loop goes on. One batch is written at a time; an error stops
+    the run at the next batch. A submission whose autograded/ folder cannot be written (a full
+    disk) stays out of the gradebook and is reported in `unwritten`. The records under
+    .autograder/results/ were written before: a run killed at any point loses no grading, and the
+    next run writes each submission again, over the same rows.
+    """
+
+    BATCH = 200  # submissions per gradebook transaction
+    WAIT_S = 2.0  # the longest a finished submission waits for its transaction while grading goes on
+
+    def __init__(self, course_dir: Path, clock: dict) -> None:
+        import concurrent.futures
+
+        self.course_dir = course_dir
+        self.clock = clock
+        self.book = gradebook.Writer(course_dir)
+        self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="recorder")
+        self.writing = None  # the batch being written
+        self.queued: list[tuple[gradebook.Graded, tuple]] = []
+        self.since = 0.0
+        self.unwritten: dict[tuple[str, str], str] = {}  # (student, assignment): why autograded/ was not written
+
+    def finish(self, sub: Submission) -> str:
+        """Queue a submission whose notebooks all have results; its status ("ok" or why not)."""
+        from nbgrader.utils import parse_utc
+
+        errors = [f"{n}: {r['reason']}" if len(sub.jobs) > 1 else r["reason"] for n, r in sub.results.items() if r.get("status") != "ok"]
+        if not sub.jobs:
+            return "no notebook of this assignment was handed in"
+        graded = {n: r["notebook_json"] for n, r in sub.results.items() if r.get("status") == "ok"}
+        if graded:
+            notebooks = {name: None if name not in graded else gradebook.summary_of(sub.results[name])
+                         for name in sub.notebooks if name in graded or name not in sub.jobs}
+            try:
+                timestamp = parse_utc((sub.folder / "timestamp.txt").read_text(encoding="utf-8").strip())
+            except (OSError, ValueError, OverflowError):
+                timestamp = None
+            if not self.queued:
+                self.since = time.monotonic()
+            handed_in = {e["to"] for j in sub.jobs.values() for e in j.get("extra_files", []) if e.get("student")}
+            files = (self.course_dir / "autograded" / sub.student / sub.assignment, sub.folder, handed_in, graded)
+            self.queued.append((gradebook.Graded(sub.assignment, sub.student, notebooks, timestamp), files))
+            self.flush(due=True)
+        return "; ".join(errors) if errors else "ok"
+
+    def flush(self, *, due: bool = False) -> None:
+        """Hand what is queued to the writer; with `due`, only once a batch is full or has waited long enough."""
+        if not self.queued or (due and len(self.queued) < self.BATCH and time.monotonic() - self.since < self.WAIT_S):
+            return
+        self.wait()
+        batch, self.queued = self.queued, []
+        self.writing = self.writer.submit(self._write, batch)
+
+    def wait(self) -> None:
+        """Until the batch being written is written (its error, if it failed)."""
+        if self.writing is not None:
+            writing, self.writing = self.writing, None
+            writing.result()
+
+    def _write(self, batch: list) -> None:
         from sqlalchemy.exc import DBAPIError
 
         try:
-            _retrying(_write_autograded, course_dir, sub, graded, book, clock, target)
-        except OSError as exc:
-            shutil.rmtree(target, ignore_errors=True)
-            return f"the grader could not write the autograded notebook: {_one_line(exc)}"
-        except (DBAPIError, gradebook.InvalidEntry) as exc:  # its disk is full, or no descriptor was left for its journal
-            shutil.rmtree(target, ignore_errors=True)
-            return f"the grader could not record this submission in the gradebook: {_one_line(exc)}"
-    return "; ".join(errors) if errors else "ok"
+            from psycopg import Error as DriverError  # what a COPY raises, past SQLAlchemy
+        except ImportError:
+            DriverError = DBAPIError
+        written = []
+        for graded, files in batch:
+            try:
+                _retrying(_write_autograded, *files)
+            except OSError as exc:
+                shutil.rmtree(files[0], ignore_errors=True)
+                self.unwritten[(graded.student, graded.assignment)] = f"the grader could not write the autograded notebook: {_one_line(exc)}"
+                continue
+            written.append((graded, files[0]))
+        t0 = time.perf_counter()
+        try:
+            self.book.write([graded for graded, _ in written])
+        except (DBAPIError, DriverError, OSError) as exc:  # its disk is full, or no descriptor was left for its journal
+            for graded, target in written:  # the gradebook names no notebook autograded/ lacks, and the reverse
+                shutil.rmtree(target, ignore_errors=True)
+                self.unwritten[(graded.student, graded.assignment)] = (
+                    f"the grader could not record this submission in the gradebook: {_one_line(exc)}")
+        self.clock["gradebook_s"] += time.perf_counter() - t0
+
+    def close(self) -> None:
+        try:
+            self.wait()
+        finally:
+            self.writer.shutdown(wait=True)
+            self.book.close()
 
 
-def _write_autograded(course_dir: Path, sub: Submission, graded: dict, book: gradebook.Writer, clock: dict, target: Path) -> None:
-    """autograded/ (the notebooks and the files that were handed in with them) and the gradebook."""
-    from nbgrader.utils import parse_utc
-
-    handed_in = {e["to"] for r in sub.jobs.values() for e in r.get("extra_files", []) if e.get("student")}
+def _write_autograded(target: Path, folder: Path, handed_in: set[str], graded: dict[str, str]) -> None:
+    """autograded/STUDENT/ASSIGNMENT: the files handed in that the notebook was given (`handed_in`,
+    within the caps) and timestamp.txt, and each notebook as the judge wrote it (with nbformat,
+    validated there)."""
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    for path in sorted(sub.folder.rglob("*")):
-        if path.is_file() and not path.is_symlink() and (str(path.relative_to(sub.folder)) in handed_in or path.name == "timestamp.txt"):
-            dest = target / path.relative_to(sub.folder)
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink() and (str(path.relative_to(folder)) in handed_in or path.name == "timestamp.txt"):
+            dest = target / path.relative_to(folder)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest)
-    for name in graded:
-        _write_atomic(target / f"{name}.ipynb", sub.results[name]["notebook_json"])
-    notebooks = {name: graded.get(name) for name in sub.notebooks if name in graded or name not in sub.jobs}
-    timestamp = None
-    stamp = sub.folder / "timestamp.txt"
-    if stamp.is_file():
-        try:
-            timestamp = parse_utc(stamp.read_text(encoding="utf-8").strip())
-        except (ValueError, OverflowError):
-            timestamp = None
-    tampering = {n: {t["item"]: "; ".join(t["details"])[:1500] for t in r.get("tampering", []) if t.get("item")}
-                 for n, r in sub.results.items()}
-    t0 = time.perf_counter()
-    book.save_autograde(sub.assignment, sub.student, notebooks, timestamp=timestamp, tampering=tampering)
-    clock["gradebook_s"] += time.perf_counter() - t0
+    for name, text in graded.items():  # a folder of its own, made afresh: nothing to replace atomically
+        (target / f"{name}.ipynb").write_text(text, encoding="utf-8")
 
 
 # ------------------------------------------------------------------ judge worker

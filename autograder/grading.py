@@ -523,6 +523,11 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
         result["limits"] = notes
         text = nbformat.writes(nb)
     result["notebook_json"] = text
+    from autograder import gradebook
+
+    # what the gradebook records for this notebook, worked out here, beside the grader's other workers,
+    # so the coordinator that records every notebook of a class does not
+    result["summary"] = gradebook.summarise(nb, gradebook.flagged_items(result["tampering"]))
     result["timings"] = {"student_s": student_s, "judge_s": judge_s, "total_s": time.perf_counter() - started,
                          "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s, "tests": test_seconds}
     return result

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
+import os
 from pathlib import Path
 
 from autograder import repair
@@ -30,6 +32,18 @@ def _decode(text: object, what: str) -> bytes:
         raise ValueError(f"the job's {what} is not base64 text") from None
 
 
+def _template(path: str) -> dict:
+    """An instructor's template as the coordinator wrote it (read once while the file stays the same,
+    not once per job); never to be changed by the caller."""
+    found = os.stat(path)
+    return _read_template(path, found.st_ino, found.st_mtime_ns, found.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_template(path: str, inode: int, mtime_ns: int, size: int) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
 def load(plan: dict) -> dict:
     """The job to send for a planned one: every path replaced by what it holds."""
     job = dict(plan)
@@ -38,7 +52,7 @@ def load(plan: dict) -> dict:
         job["submission"] = {"name": path.name, "data": _encode(repair.read_submission_bytes(path))}
     except repair.SubmissionError as exc:
         job["submission"] = {"name": path.name, "refused": str(exc)}
-    job["template"] = json.loads(Path(plan["template"]).read_text(encoding="utf-8"))
+    job["template"] = _template(plan["template"])
     job["extra_files"] = [{"to": extra["to"], "data": _encode(Path(extra["from"]).read_bytes())} for extra in plan["extra_files"]]
     return job
 

@@ -131,7 +131,10 @@ def failure_messages(course_dir: Path) -> dict[tuple[str, str], Counter]:
     autograded = course_dir / "autograded"
     if not autograded.is_dir():
         return found
-    for path in autograded.glob("*/*/*.ipynb"):
+    from tqdm import tqdm
+
+    for path in tqdm(sorted(autograded.glob("*/*/*.ipynb")), desc="report: failure messages", unit="notebook",
+                     disable=None, leave=False):
         assignment = path.parent.name
         try:
             nb = json.loads(path.read_text(encoding="utf-8"))

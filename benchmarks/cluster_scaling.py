@@ -4,22 +4,26 @@
 
 Starts the real parts on 127.0.0.1: PostgreSQL (the gradebook, every commit flushed to disk as by
 default), a TLS-secured Dask scheduler and worker processes, each worker with one thread (one
-notebook at a time). Builds the synthetic class
-of benchmarks/grading_speed.py, releases it once into a PostgreSQL database that every run copies,
-then grades it with one worker, and again with two. The workers' pools are started and warmed
-before the clock starts; their start-up time is printed on its own.
+notebook at a time). Builds the synthetic class of benchmarks/grading_speed.py, releases it once
+into a PostgreSQL database that every run copies, then grades it with one worker, and again with
+two. The workers' pools are started and warmed before the clock starts; their start-up time is
+printed on its own.
 
 The coordinator's cost is measured apart from the graders, on a class --copies times larger (each
-student handed in again under new names): the one-worker run's results are replayed through the
-real coordinator (`autograder grade`, with a stand-in pool that answers every job at once with the
-result a worker gave that student's original), so its wall time is the coordinator's own work:
-planning, reading each job's files, records, autograded/ and the PostgreSQL gradebook. The Dask
-client's share (serialising and submitting jobs, reading results) is taken from the cluster run.
+student handed in again under new names), with the one-worker run's results replayed (each job
+answered at once with the result a worker gave that student's original):
+
+- through the real coordinator alone (`autograder grade`, with a stand-in for the pool): its wall
+  time is the coordinator's own work after planning: reading each job's files, records,
+  autograded/ and the PostgreSQL gradebook;
+- through the real Dask cluster (the workers' pools replaced by the same stand-in): the seconds
+  the coordinator spends in the Dask client (sending jobs, reading results) are its share.
+
 Prints:
 
 - throughput with one and with two workers (notebooks per second, pools warm);
-- the coordinator's cost per notebook, PostgreSQL's write time per notebook and the Dask client's
-  share, and the throughput ceiling they set however many workers there are;
+- the coordinator's cost per notebook, PostgreSQL's part of it and the Dask client's share, and
+  the ceiling they set on notebooks per second however many workers there are;
 - the wall time that implies for a class of --notebooks notebooks (default 50,000) on N machines of
   16 cores, each core grading at the one-worker rate measured here.
 
@@ -42,8 +46,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import dask  # noqa: E402
+from distributed import WorkerPlugin  # noqa: E402
 
 from autograder import cluster as cluster_mod, commands, engine, gradebook  # noqa: E402
+from autograder.cluster_worker import PLUGIN_NAME  # noqa: E402
 from grading_speed import build_class  # noqa: E402
 from tests.conftest import copy_course, use_gradebook  # noqa: E402
 from tests.servers import DaskCluster, PostgreSQL, make_certificates, tls_config  # noqa: E402
@@ -55,8 +61,6 @@ MACHINES = (1, 2, 4, 8, 16, 32, 64)
 async def _pool_ready(dask_worker, timeout: float = 600.0) -> bool:
     """On a worker (`Client.run`): wait, off its event loop, until its grading pool has started."""
     import asyncio
-
-    from autograder.cluster_worker import PLUGIN_NAME
 
     return await asyncio.to_thread(dask_worker.plugins[PLUGIN_NAME].host.process().ready.wait, timeout)
 
@@ -93,10 +97,43 @@ class Replay:
         pass
 
 
+class ReplayHost:
+    """On a Dask worker, in place of its grading pool: `Replay`'s answers, as the pool's JSON text."""
+
+    def __init__(self, answers: dict) -> None:
+        self.answers = answers
+
+    def grade(self, text: str) -> str:
+        job = json.loads(text)
+        answer = next(Replay(self.answers).run([job]))
+        answer["worker"] = "replay"
+        return json.dumps(answer)
+
+
+class ReplayPlugin(WorkerPlugin):
+    """Replaces each worker's grading pool plugin (the same name) with a `ReplayHost`."""
+
+    name = PLUGIN_NAME
+
+    def __init__(self, answers: dict) -> None:
+        self.answers = answers
+
+    def setup(self, worker) -> None:
+        self.host = ReplayHost(self.answers)
+
+
+def recorded_answers(course: Path) -> dict:
+    answers = {}
+    for path in (course / ".autograder" / "results").rglob("*.json"):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        answers[(record["student"], record["assignment"], record["notebook"])] = record
+    return answers
+
+
 def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: str | None, *,
               replay: Path | None = None, copies: int = 1) -> dict:
-    """Grade a fresh copy of the class on the cluster at `address`, or replay the results recorded in
-    `replay` for the class handed in `copies` times."""
+    """Grade a fresh copy of the class handed in `copies` times, on the cluster at `address` (or on
+    the coordinator alone, answering each job with the results recorded in `replay`)."""
     course = Path(shutil.copytree(released, work / name))
     use_gradebook(course, pg.create_database(name, template="bench_released"))
     for folder in sorted((course / "submitted").iterdir()):
@@ -105,10 +142,7 @@ def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: st
     stats: dict = {}
     original = engine.Pool
     if replay is not None:
-        answers = {}
-        for path in (replay / ".autograder" / "results").rglob("*.json"):
-            record = json.loads(path.read_text(encoding="utf-8"))
-            answers[(record["student"], record["assignment"], record["notebook"])] = record
+        answers = recorded_answers(replay)
         engine.Pool = lambda *args, **kwargs: Replay(answers)
     try:
         cpu, wall = time.process_time(), time.perf_counter()
@@ -120,7 +154,7 @@ def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: st
     if failed:
         raise SystemExit(f"{name}: {len(failed)} submissions not graded, e.g. {next(iter(failed.items()))}")
     return {"course": course, "notebooks": stats["ran"], "wall": wall, "loop": stats["seconds"], "cpu": cpu,
-            "serial": stats["coordinator_s"], "plan": stats["plan_s"], "client": stats["pool_s"],
+            "serial": stats["coordinator_s"], "plan": stats["plan_s"], "setup": stats["setup_s"], "client": stats["pool_s"],
             "gradebook": stats["gradebook_s"], "by": stats["graded_by"], "scores": gradebook.score_table(course)}
 
 
@@ -128,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=8, help="students in the synthetic class (default 8)")
     parser.add_argument("--lessons", nargs="*", default=["01_tensors", "02_dtype", "04_numpy"], help="lessons to grade")
-    parser.add_argument("--copies", type=int, default=10, help="the class size, as a multiple, for measuring the coordinator (default 10)")
+    parser.add_argument("--copies", type=int, default=100, help="the class size, as a multiple, for measuring the coordinator (default 100)")
     parser.add_argument("--notebooks", type=int, default=50_000, help="class size for the projection (default 50,000)")
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -152,6 +186,12 @@ def main(argv: list[str] | None = None) -> int:
             dask_cluster.start_worker("w2")
             start_two = warm(dask_cluster.address, 2)
             runs[2] = timed_run(released, pg, work, "two_workers", dask_cluster.address)
+            coordinator = cluster_mod.Cluster(dask_cluster.address)
+            try:
+                coordinator.client.register_plugin(ReplayPlugin(recorded_answers(runs[1]["course"])), name=PLUGIN_NAME)
+            finally:
+                coordinator.close()
+            through_dask = timed_run(released, pg, work, "replayed_on_dask", dask_cluster.address, copies=args.copies)
         dask_cluster.stop()
         alone = timed_run(released, pg, work, "replayed", None, replay=runs[1]["course"], copies=args.copies)
     finally:
@@ -161,8 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     one, two = runs[1], runs[2]
-    like_originals = all(v == one["scores"].get((a, s.split(COPY)[0])) for (a, s), v in alone["scores"].items())
-    if one["scores"] != two["scores"] or not like_originals or len(alone["scores"]) != args.copies * len(one["scores"]):
+    for replayed in (alone, through_dask):
+        like_originals = all(v == one["scores"].get((a, s.split(COPY)[0])) for (a, s), v in replayed["scores"].items())
+        if not like_originals or len(replayed["scores"]) != args.copies * len(one["scores"]):
+            raise SystemExit("the replayed runs gave other scores than the workers")
+    if one["scores"] != two["scores"]:
         raise SystemExit("the runs gave different scores")
     items = sum(len(v) for v in one["scores"].values())
     n = one["notebooks"]
@@ -170,24 +213,28 @@ def main(argv: list[str] | None = None) -> int:
     m = alone["notebooks"]
     own = alone["loop"] / m  # the coordinator's own work per notebook, no grader competing for the CPU
     pg_write = alone["gradebook"] / m
-    client = one["client"] / n
-    plan = alone["plan"] / m
+    client = through_dask["client"] / through_dask["notebooks"]
+    plan = alone["plan"] / m  # planning that grows with the class (each submission's files and records)
+    setup = alone["setup"]  # and what a run pays once (the schema, the templates, the course's code hash)
     ceiling = 1.0 / (own + client)
     print(f"Class: {args.students} students x {len(args.lessons)} lessons = {n} notebooks; "
-          f"this machine: {os.cpu_count()} cores, each Dask worker 1 thread; gradebook on PostgreSQL")
+          f"this machine: {os.cpu_count()} cores, each Dask worker 1 thread; gradebook on PostgreSQL (default durability)")
     print(f"Load average (1 min) on this machine: {load_before:.1f} before the runs, {os.getloadavg()[0]:.1f} after")
     print(f"Pool start-up: first worker {start_one:.1f} s; second worker {start_two:.1f} s (before the clock starts)")
     print(f"1 worker : {n} notebooks in {one['wall']:.1f} s = {rate[1]:.2f} notebooks/s  (graded by {one['by']})")
     print(f"2 workers: {n} notebooks in {two['wall']:.1f} s = {rate[2]:.2f} notebooks/s  (graded by {two['by']}; "
           f"{rate[2] / rate[1]:.2f}x)")
-    print(f"Coordinator alone ({m} notebooks, results replayed at once): {own * 1000:.1f} ms per notebook, of which "
-          f"PostgreSQL's writes {pg_write * 1000:.1f} ms; planning before the first job {plan * 1000:.1f} ms per notebook")
-    print(f"Dask client's share (sending jobs, reading results): {client * 1000:.1f} ms per notebook")
+    print(f"Coordinator alone ({m} notebooks, results replayed at once): {own * 1000:.2f} ms per notebook, of which "
+          f"PostgreSQL's writes {pg_write * 1000:.2f} ms (in the writer thread, beside the rest); planning before the first job "
+          f"{setup:.1f} s once and {plan * 1000:.2f} ms per notebook")
+    print(f"Dask client's share ({through_dask['notebooks']} notebooks replayed through the scheduler and both workers): "
+          f"{client * 1000:.2f} ms per notebook; that whole run, scheduler and workers on the same cores: "
+          f"{through_dask['notebooks'] / through_dask['loop']:.0f} notebooks/s")
     print(f"While two workers grade on the same cores: {two['serial'] / n * 1000:.1f} ms of coordinator work per notebook "
           f"(PostgreSQL {two['gradebook'] / n * 1000:.1f} ms)")
-    print(f"Ceiling: one coordinator records at most {ceiling:.1f} notebooks/s ({3600 * ceiling:,.0f} an hour), "
-          f"1 / ({own * 1000:.1f} + {client * 1000:.1f}) ms, however many workers")
-    print(f"Scores: identical in all three runs ({items} item scores, and every copy's like its original's)")
+    print(f"Ceiling: one coordinator records at most {ceiling:.0f} notebooks/s ({3600 * ceiling:,.0f} an hour), "
+          f"1 / ({own * 1000:.2f} + {client * 1000:.2f}) ms, however many workers")
+    print(f"Scores: identical in all four runs ({items} item scores, and every copy's like its original's)")
     per_core = rate[1]
     print(f"\nProjection for {args.notebooks:,} notebooks on N machines of {MACHINE_CORES} cores "
           f"(each core at the one-worker rate above, {per_core:.2f} notebooks/s; capped by the ceiling):")
@@ -196,11 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         cores = machines * MACHINE_CORES
         workers_rate = cores * per_core
         throughput = min(workers_rate, ceiling)
-        seconds = args.notebooks * plan + args.notebooks / throughput + start_one
+        seconds = setup + args.notebooks * plan + args.notebooks / throughput + start_one
         bound = "workers" if workers_rate < ceiling else "coordinator"
         print(f"{machines:>4}  {cores:>6}  {throughput:>11.1f}  {bound:>11}  {_duration(seconds):>10}")
     limit = math.ceil(ceiling / per_core / MACHINE_CORES)
-    print(f"(wall time = planning, {plan * 1000:.1f} ms a notebook, + notebooks / throughput + one pool start-up, {start_one:.0f} s; "
+    print(f"(wall time = planning, {setup:.1f} s + {plan * 1000:.1f} ms a notebook, + notebooks / throughput + one pool start-up, {start_one:.0f} s; "
           f"the coordinator is the limit from {limit} machine{'s' if limit > 1 else ''} on)")
     return 0
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import dask
 import pytest
 
-from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples
+from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples, stock
 from tests.conftest import ROOT, copy_course, use_gradebook
 from tests.servers import DaskCluster, free_port, make_certificates, stop_process, tls_config, tls_env
 
@@ -209,12 +209,104 @@ def test_rerun_on_the_cluster_reuses_every_record(graded_on_cluster, cluster, tl
     assert records(course) == before and gradebook.score_table(course) == scores
 
 
+COPIES = 40  # the demo class handed in this many times over: several gradebook batches to kill the coordinator in
+KILLS = 4
+
+
+def handed_in_again(graded: Path, course: Path, copies: int) -> None:
+    """The graded class's submissions handed in again under new names, `copies` times in all, each
+    with the record grading it leaves (a record's key is what was handed in, not who handed it in)."""
+    for folder in sorted((graded / "submitted").iterdir()):
+        for k in range(1, copies):
+            shutil.copytree(folder, course / "submitted" / f"{folder.name}-copy{k}")
+    for (student, assignment, notebook), record in records(graded).items():
+        for k in range(copies):
+            who = student if k == 0 else f"{student}-copy{k}"
+            path = course / ".autograder" / "results" / who / assignment / f"{notebook}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(dict(record, student=who)), encoding="utf-8")
+
+
+def gradebook_rows(url: str) -> dict[str, list[tuple]]:
+    """Every row the grader writes in nbgrader's tables, by the names it joins (ids are random)."""
+    from sqlalchemy import create_engine, text
+
+    rows = "FROM submitted_assignment sa JOIN assignment a ON sa.assignment_id = a.id"
+    nbs = rows + " JOIN submitted_notebook sn ON sn.assignment_id = sa.id JOIN notebook n ON sn.notebook_id = n.id"
+    queries = {
+        "student": "SELECT id, first_name, last_name, email FROM student",
+        "submitted_assignment": f"SELECT a.name, sa.student_id, sa.timestamp, sa.extension {rows}",
+        "submitted_notebook": f"SELECT a.name, sa.student_id, n.name, sn.flagged, sn.late_submission_penalty {nbs}",
+        "grade": f"SELECT a.name, sa.student_id, n.name, c.name, c.type, g.auto_score, g.manual_score, g.extra_credit, "
+                 f"g.needs_manual_grade {nbs} JOIN grade g ON g.notebook_id = sn.id JOIN base_cell c ON g.cell_id = c.id",
+        "comment": f"SELECT a.name, sa.student_id, n.name, c.name, c.type, m.auto_comment, m.manual_comment {nbs} "
+                   "JOIN comment m ON m.notebook_id = sn.id JOIN base_cell c ON m.cell_id = c.id",
+    }
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return {table: sorted((tuple(r) for r in conn.execute(text(sql))), key=repr) for table, sql in queries.items()}
+    finally:
+        engine.dispose()
+
+
+def autograded_files(course: Path) -> dict[str, bytes]:
+    root = course / "autograded"
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_twice(graded_on_cluster, postgres,
+                                                                                        released, tmp_path):
+    import random
+
+    graded, _, _ = graded_on_cluster
+    clean = class_copy(released, postgres, tmp_path / "clean", "demo_clean")
+    handed_in_again(graded, clean, COPIES)
+    submissions = COPIES * len(gradebook_rows(gradebook.db_url(graded))["submitted_assignment"])
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "autograder", "grade"], cwd=clean, env=env, check=True, capture_output=True)
+    took = time.monotonic() - started
+    expected = gradebook_rows(gradebook.db_url(clean))
+    assert len(expected["submitted_assignment"]) == submissions
+    assert len({r[:5] for r in expected["grade"]}) == len(expected["grade"]), "one grade per cell and notebook"
+    scores = gradebook.score_table(clean)
+    assert all(items == scores[(a, s.split("-copy")[0])] for (a, s), items in scores.items())
+
+    course = class_copy(released, postgres, tmp_path / "killed", "demo_coordinator_killed")
+    handed_in_again(graded, course, COPIES)
+    url = gradebook.db_url(course)
+    chance = random.Random(29)
+    partial = []
+    for attempt in range(KILLS):
+        run = subprocess.Popen([sys.executable, "-m", "autograder", "grade"], cwd=course, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if attempt == 0:  # the first time, once its first batch is in: in the middle of the recording
+            wait_for(lambda: run.poll() is not None or gradebook_rows(url)["submitted_assignment"], "a first batch", timeout=600)
+            delay = chance.uniform(0.0, 0.5)
+        else:  # then anywhere in a run
+            delay = chance.uniform(0.1, 1.0) * took
+        try:
+            run.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            run.kill()
+        run.wait()
+        partial.append(len(gradebook_rows(url)["submitted_assignment"]))
+    subprocess.run([sys.executable, "-m", "autograder", "grade"], cwd=course, env=env, check=True, capture_output=True)
+    assert any(0 < n < submissions for n in partial), f"no kill came in the middle of the recording: {partial}"
+    assert gradebook_rows(url) == expected
+    assert autograded_files(course) == autograded_files(clean)
+
+
 def test_feedback_export_report_and_formgrader_on_postgresql(graded_on_cluster, tmp_path):
     course, _, _ = graded_on_cluster
     commands.feedback(course, assignments=LESSONS[:1])
     assert (course / "feedback" / "ada" / "01_tensors" / "01_tensors.html").is_file()
     csv_path, lms_path = commands.export(course, to=tmp_path / "grades.csv")
     assert lms_path.is_file()
+    stock.export_csv(course, tmp_path / "nbgrader.csv")  # `nbgrader export`: the same lines (its order of students is the database's)
+    ours, theirs = csv_path.read_text(encoding="utf-8").splitlines(), (tmp_path / "nbgrader.csv").read_text(encoding="utf-8").splitlines()
+    assert ours[0] == theirs[0] and sorted(ours) == sorted(theirs)
     rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
     totals = {(a, s): sum(items.values()) for (a, s), items in gradebook.score_table(course).items()}
     exported = {(r["assignment"], r["student_id"]): float(r["score"]) for r in rows if r["score"]}
@@ -409,3 +501,47 @@ def test_scheduler_restart_stops_the_run_and_the_next_run_resumes(cluster, certs
     found = records(course)
     assert {k: found[k] for k in kept} == kept, "what the first run recorded stays as it was"
     assert gradebook.score_table(course) == local[1]
+
+
+# ---------------------------------------------------------------- the recipes in docs/scaling.md
+
+
+def recipe(marker: str) -> str:
+    """The Python block of docs/scaling.md that contains `marker`."""
+    text = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
+    return next(block for block in blocks if marker in block)
+
+
+def test_the_dask_jobqueue_recipe_grades(certs, postgres, released, local, tmp_path):
+    """The SLURM recipe as written, its Security object, TLS settings and worker plugin, on
+    dask-jobqueue's LocalCluster (each job a process here), and a run graded through it."""
+    code = recipe("SLURMCluster")
+    code = "\n".join(line for line in code.splitlines() if not line.rstrip().endswith("# SLURM's own"))
+    for written, here in (("from dask_jobqueue import SLURMCluster", "from dask_jobqueue.local import LocalCluster as SLURMCluster"),
+                          ("/secure/grading/ca.pem", str(certs["ca"])), ("/secure/grading/grading.pem", str(certs["cert"])),
+                          ("/secure/grading/grading.key", str(certs["key"])), ("cores=16", "cores=1"), ("jobs=8", "jobs=1")):
+        assert written in code, f"the recipe no longer says {written!r}"
+        code = code.replace(written, here)
+    course = class_copy(released, postgres, tmp_path / "course", "demo_jobqueue")
+    graded: dict = {}
+
+    def grade_while_it_waits(prompt: str) -> str:
+        """The recipe's `input`: the instructor grades while the cluster is up."""
+        address = namespace["cluster"].scheduler_address
+        assert address.startswith("tls://")
+        with dask.config.set(tls_config(certs)), pytest.MonkeyPatch.context() as patch:
+            patch.setattr(engine, "Pool", refuse_local_pool)
+            graded["results"] = commands.grade(course, assignments=LESSONS[:1], cluster=address, progress=False)
+        return ""
+
+    namespace = {"__name__": "grading_cluster", "input": grade_while_it_waits, "print": lambda *args: None}
+    try:
+        exec(compile(code, "docs/scaling.md", "exec"), namespace)
+    finally:
+        if "cluster" in namespace:
+            namespace["cluster"].close()
+    expected = {k: v for k, v in local[0].items() if k[1] == LESSONS[0]}
+    assert graded["results"] == expected
+    assert gradebook.score_table(course) == {k: v for k, v in local[1].items() if k[0] == LESSONS[0]}
+    assert {r["worker"] for r in records(course).values()} - {"local"}, "graded by the recipe's worker"

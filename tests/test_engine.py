@@ -266,6 +266,26 @@ def test_autograded_notebook_shows_verdicts_not_hidden_source(tiny_class):
     assert test_mul.outputs[1].ename == "CheckFailed"
 
 
+def test_the_judge_sends_what_nbgraders_rules_read_in_the_autograded_notebook(tiny_class):
+    """Each judge works out the gradebook's values for its notebook (so the coordinator need not):
+    they are what nbgrader's rules read in the autograded notebook, tampering flags included, and a
+    record without them gets the same values worked out by the coordinator."""
+    course, _, _ = tiny_class
+    checked = {}
+    for path in sorted((course / ".autograder" / "results").rglob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if record["status"] != "ok":
+            continue
+        worked_out = json.loads(json.dumps(gradebook.summarise(record["notebook_json"], gradebook.flagged_items(record["tampering"]))))
+        assert record["summary"] == worked_out, path
+        without = {k: v for k, v in record.items() if k != "summary"}
+        assert json.loads(json.dumps(gradebook.summary_of(without))) == worked_out
+        checked[record["student"]] = record["summary"]
+    assert set(CASES) <= set(checked)
+    assert checked["honest"]["grades"]["test_twice"] == [FULL["test_twice"], None]
+    assert checked["wrong-hidden"]["grades"]["test_mul"] == [0, None]
+
+
 # ---------------------------------------------------------------- idempotence and resume
 
 
