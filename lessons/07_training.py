@@ -929,7 +929,7 @@ classifier_seeds = [101, 202]
 classifier_report = train_classifier_probe(train_classifier, 7, classifier_seeds, n_train=512, n_test=1000, device=classifier_device)
 classifier_case = "trained on make_images(512, seed=7)" + (", device='cuda'" if classifier_device else ", device left as None")
 check_trained_classifier(classifier_report, classifier_seeds[:1], what=classifier_case)
-passed("train_classifier", f"(held-out accuracy {classifier_report['accuracies'][0]:.3f}; training took {classifier_report['seconds']:.2f} s)")
+passed("train_classifier", f"(held-out accuracy {classifier_report['accuracies'][0]:.3f}; training used {classifier_report['seconds']:.2f} s of CPU time)")
 ### BEGIN HIDDEN TESTS
 from course.checks import check_true
 

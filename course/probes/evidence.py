@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -272,6 +273,10 @@ class Snapshots:
 
     def num_threads(self, *, _threads=torch._C.get_num_threads) -> int:
         return int(_threads())
+
+    def cpu_seconds(self, *, _clock=time.process_time) -> float:
+        """CPU time of this process, all threads: unlike the wall clock, a busy grading machine does not inflate it."""
+        return float(_clock())
 
 
 def same(a: Any, b: Any) -> bool:

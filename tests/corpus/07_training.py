@@ -347,6 +347,28 @@ def train_classifier(images, labels, device=None):
             optimizer.step()
     return model
 ''',
+            # Trains well, then keeps computing: over 10 s of CPU time on the one thread.
+            '''import time
+
+import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    """A small model trained on (images, labels) on `device`; returns the trained nn.Module."""
+    x, y = images, labels
+    model = nn.Sequential(nn.Flatten(), nn.Linear(x[0].numel(), int(y.max()) + 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    loss_fn = nn.CrossEntropyLoss()
+    for _ in range(150):
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        optimizer.step()
+    busy_until = time.process_time() + 11
+    while time.process_time() < busy_until:
+        pass
+    return model
+''',
         ],
         "right": [
             '''import torch
