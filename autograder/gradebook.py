@@ -99,7 +99,7 @@ def item_scores(course_dir: Path, *, assignments: list[str] | None = None) -> li
              .where(GradeCell.cell_type == "code", GradeCell.name.startswith("test_")))
     if assignments:
         query = query.where(Assignment.name.in_(list(assignments)))
-    engine = create_engine(db_url(course_dir))
+    engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
     try:
         with Session(engine) as session:
             rows = [ItemScore(a, s, item, float(value), float(top)) for a, s, item, value, top in session.execute(query)]
@@ -542,7 +542,7 @@ def tamper_flags(course_dir: Path, *, assignments: list[str] | None = None) -> l
              .where(comment.c.auto_comment.startswith(TAMPER_COMMENT)))
     if assignments:
         query = query.where(assignment.c.name.in_(list(assignments)))
-    engine = create_engine(db_url(course_dir))
+    engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
     try:
         with engine.connect() as conn:
             flags = [Flag(a, s, item, text.removeprefix(TAMPER_COMMENT + ": ")) for a, s, item, text in conn.execute(query)]
@@ -564,7 +564,7 @@ def export_csv(course_dir: Path, to: Path, *, progress: bool = False) -> Path:
     from sqlalchemy.orm import Session
     from tqdm import tqdm
 
-    engine = create_engine(db_url(course_dir))
+    engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
     try:
         with Session(engine) as session:
             assignments = session.execute(select(Assignment.id, Assignment.name, Assignment.duedate, Assignment.max_score)

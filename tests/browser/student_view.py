@@ -120,7 +120,7 @@ class StudentView:
         )
         panels = self.page.locator(".jp-NotebookPanel").count()
         assert panels == 1, f"JupyterLab shows {panels} notebooks: an earlier test's workspace was restored"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # JupyterLab adds a long notebook's cells a few at a time; slowly on a busy machine
         while (shown := self.page.locator(CELL).count()) != len(self.cells):
             if time.monotonic() > deadline:
                 raise AssertionError(f"the page shows {shown} cells, the notebook has {len(self.cells)}")
