@@ -19,9 +19,10 @@ import json
 import sys
 import time
 
+from autograder.jobs import IDENT, failed_result
+
 SECURE_SCHEMES = ("tls", "wss", "gateway")  # gateway://: Dask Gateway's TLS proxy (needs the dask-gateway package)
 INSECURE_SCHEMES = ("tcp", "ws", "ucx", "inproc")
-IDENT = ("key", "student", "assignment", "notebook")
 
 
 class ClusterError(RuntimeError):
@@ -187,8 +188,6 @@ class Cluster:
 
     def _result(self, future, job: dict, text) -> dict:
         """The engine's result for a task that is over, from the text its worker answered."""
-        from autograder.engine import _failed
-
         status = future.status
         if status == "cancelled":
             raise self._lost()
@@ -197,19 +196,19 @@ class Cluster:
 
             exc = future.exception()
             if isinstance(exc, KilledWorker):
-                return _failed(job, "the Dask workers grading this notebook died every time it was tried "
+                return failed_result(job, "the Dask workers grading this notebook died every time it was tried "
                                     f"({exc.allowed_failures + 1} times); it was given up")
-            return _failed(job, f"the cluster could not run this notebook's job ({type(exc).__name__})")
+            return failed_result(job, f"the cluster could not run this notebook's job ({type(exc).__name__})")
         try:
             result = json.loads(text) if isinstance(text, str) else None
         except ValueError:
             result = None
         if not isinstance(result, dict):
-            return _failed(job, "a worker answered something that is not the grader's JSON result")
+            return failed_result(job, "a worker answered something that is not the grader's JSON result")
         if "refused" in result:
             raise ClusterError(str(result["refused"]))
         if any(result.get("job" if k == "key" else k) != job[k] for k in IDENT):
-            return _failed(job, "a worker answered for another notebook")
+            return failed_result(job, "a worker answered for another notebook")
         return result
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ import threading
 
 from distributed import WorkerPlugin
 
-from autograder.cluster import IDENT
+from autograder.jobs import IDENT, failed_result
 
 PLUGIN_NAME = "autograder-pool"
 POOL_START_TIMEOUT = 600.0  # a cold machine imports torch twice (zygote and judges)
@@ -132,9 +132,8 @@ class PoolHost:
             return json.dumps({"refused": refused, "worker": self.name})
         result = pool.grade(job, text)
         if result is None:
-            from autograder.engine import _failed
 
-            result = _failed(job, f"the grading pool of worker {self.name} stopped while grading this notebook")
+            result = failed_result(job, f"the grading pool of worker {self.name} stopped while grading this notebook")
         result["worker"] = self.name
         return json.dumps(result)
 

@@ -83,7 +83,7 @@ def use_course_references(course_dir: Path) -> None:
         importlib.invalidate_caches()
 
 
-def _course_code_hash() -> str:
+def course_code_hash() -> str:
     """The code a grade depends on besides the submission: the course package and this engine."""
     import autograder
     import course
@@ -346,7 +346,7 @@ class Pool:
                 self._replace(worker, selector)
                 if job is not None:
                     busy -= 1
-                    yield _failed(job, f"the grader's judge for this notebook went over its memory limit (c.Autograder.judge_memory_mb = "
+                    yield jobs.failed_result(job, f"the grader's judge for this notebook went over its memory limit (c.Autograder.judge_memory_mb = "
                                        f"{self.limits.judge_memory_mb} MB) and was stopped" if over
                                   else "the grader's worker process stopped while grading this notebook")
             now = time.monotonic()
@@ -357,7 +357,7 @@ class Pool:
                     selector.unregister(worker["stdout"])
                     self._replace(worker, selector)
                     busy -= 1
-                    yield _failed(job, "grading this notebook took longer than the grader allows")
+                    yield jobs.failed_result(job, "grading this notebook took longer than the grader allows")
 
     def _replace(self, worker: dict, selector) -> None:
         _kill(worker["pid"])
@@ -427,11 +427,6 @@ def _budget(job: dict, limits) -> float:
     return limits.notebook_timeout + limits.cell_timeout + 120
 
 
-def _failed(job: dict, reason: str) -> dict:
-    return {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
-            "status": "error", "reason": reason, "notebook_json": None, "repairs": [], "failures": [], "warnings": [], "timings": {}}
-
-
 # ------------------------------------------------------------------ coordinator
 
 
@@ -464,7 +459,7 @@ def grade(
     limits = limits_mod.read_limits(course_dir)
     environment = limits_mod.read_environment(course_dir)
     state = course_dir / STATE_DIR
-    code_hash = _course_code_hash()
+    code_hash = course_code_hash()
     templates: dict[tuple[str, str], tuple[Path, str]] = {}
     notebooks_of: dict[str, list[str] | str] = {}
     for assignment in sorted({a for _, a in pairs}):
@@ -584,7 +579,7 @@ def grade(
                     try:
                         yield _retrying(jobs.load, plan)
                     except OSError as exc:
-                        unreadable.append(_failed(plan, f"the grader could not read this notebook's files: {_one_line(exc)}"))
+                        unreadable.append(jobs.failed_result(plan, f"the grader could not read this notebook's files: {_one_line(exc)}"))
 
             def outcomes():
                 for result in pool.run(loaded(to_run), limits):
@@ -606,7 +601,7 @@ def grade(
                         if keep:
                             _write_retrying(record_path(job), json.dumps(result), durable=False)
                     except OSError as exc:
-                        result = _failed(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
+                        result = jobs.failed_result(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
                     sub.results[result["notebook"]] = result
                     fresh.append(result)
                     timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
@@ -805,6 +800,6 @@ def worker_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: 
             result = grading.grade_job(job, control, memory=memory)
         except Exception as exc:
             traceback.print_exc()
-            result = _failed(job, f"grader error: {type(exc).__name__}: {exc}")
+            result = jobs.failed_result(job, f"grader error: {type(exc).__name__}: {exc}")
         results.write(json.dumps(result) + "\n")
         results.flush()

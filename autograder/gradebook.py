@@ -116,15 +116,6 @@ def score_table(course_dir: Path, *, assignments: list[str] | None = None) -> di
     return table
 
 
-def has_submission(course_dir: Path, assignment: str, student: str) -> bool:
-    with Gradebook(db_url(course_dir)) as gb:
-        try:
-            gb.find_submission(assignment, student)
-        except MissingEntry:
-            return False
-    return True
-
-
 def notebook_names(course_dir: Path, assignment: str) -> list[str]:
     """The notebooks nbgrader knows for `assignment` (after `autograder release`)."""
     with Gradebook(db_url(course_dir)) as gb:

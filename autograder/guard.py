@@ -167,7 +167,7 @@ class SealedSnapshots(_ev.Snapshots):
         if kind is np.ndarray:
             if not _ev.array_plain(value):
                 return {"t": "opaque", "type": "numpy.ndarray"}
-            data = _ev._array_copy(value)
+            data = _ev.array_copy(value)
             buffers.append(_tobytes(data))
             return {"t": "ndarray", "dtype": data.dtype.str, "shape": _list(data.shape), "strides": _list(data.strides),
                     "offset": 0, "buf": _len(buffers) - 1}
@@ -184,7 +184,7 @@ class SealedSnapshots(_ev.Snapshots):
             return self._tensor_node(value, buffers, depth)
         return {"t": "opaque", "type": _ev.type_name(value)}
 
-    def _tensor_node(self, value: Any, buffers: list, depth: int, *, _tobytes=np.ndarray.tobytes, _TB=_ev._TB,
+    def _tensor_node(self, value: Any, buffers: list, depth: int, *, _tobytes=np.ndarray.tobytes, _TB=_ev.TensorBase,
                      _off=torch._C.DisableTorchFunction, _type=type, _list=list, _len=len) -> dict:
         meta = _ev.tensor_meta(value)
         if not meta["layout_ok"]:
@@ -278,7 +278,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     from json.encoder import c_make_encoder, encode_basestring_ascii
 
     from course import probes
-    from course.probes.ops import OpWatch
+    from course.probes.opwatch import OpWatch
 
     def refuse(value: Any) -> Any:
         raise TypeError("not plain data")
@@ -640,7 +640,3 @@ def arm(fd: int, key: bytes) -> None:
 def run_probe(name: str, func: Any, args: tuple, kwargs: dict, request: int) -> None:
     """Run a registered probe next to the student's `func`; its evidence goes straight to the judge."""
     _ENTRY["run_probe"](name, func, args, kwargs, request)
-
-
-def installed() -> bool:
-    return "arm" in _ENTRY

@@ -1,6 +1,6 @@
 """A warm grading pool (the zygote and its judges, `engine.Pool`) that serves jobs over pipes.
 
-The worker plugin (`autograder/cluster.py`) starts one per Dask worker, as a process of its own:
+The worker plugin (`autograder/cluster_worker.py`) starts one per Dask worker, as a process of its own:
 the Dask worker is threaded, and forking a threaded process is unsafe, so the judges are forked
 from here instead. Standard input brings one JSON job per line; standard output answers one JSON
 result per line, in any order. The first line out introduces the pool: whether it started, which
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         out.write(json.dumps(message) + "\n")
         out.flush()
 
-    hello = {"ready": False, "pid": os.getpid(), "code": engine._course_code_hash(),
+    hello = {"ready": False, "pid": os.getpid(), "code": engine.course_code_hash(),
              "missing": sandbox.missing_mechanisms()}
     scratch = Path(tempfile.mkdtemp(prefix="autograder-pool-"))
     try:

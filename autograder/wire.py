@@ -225,7 +225,7 @@ _PLAIN_DTYPES = None
 _NOT_PLAIN = re.compile(r"^(q|bits|u?int[1-7]$)")
 
 
-def _plain_tensor_dtypes() -> set:
+def plain_tensor_dtypes() -> set:
     """Dtypes whose storage bytes can cross: numbers and bools; not quantized, packed-bit or sub-byte ones."""
     global _PLAIN_DTYPES
     if _PLAIN_DTYPES is None:
@@ -354,7 +354,7 @@ class Encoder:
         torch = _torch()
         with torch._C.DisableTorchFunctionSubclass():
             t = value.as_subclass(torch.Tensor) if type(value) is not torch.Tensor else value
-            if t.layout != torch.strided or t.is_quantized or t.is_nested or t.dtype not in _plain_tensor_dtypes():
+            if t.layout != torch.strided or t.is_quantized or t.is_nested or t.dtype not in plain_tensor_dtypes():
                 return None
             node = {
                 "t": "tensor",
@@ -600,7 +600,7 @@ class Decoder:
         torch = _torch()
         self._keys(node, "dtype", "shape", "stride", "offset", "device", "requires_grad", "is_leaf", "grad_fn", "grad", "buf")
         dtype = torch_dtype(node["dtype"]) if type(node["dtype"]) is str else None
-        if dtype is None or dtype not in _plain_tensor_dtypes():
+        if dtype is None or dtype not in plain_tensor_dtypes():
             raise WireError("bad tensor dtype")
         shape = self._shape(node["shape"])
         stride = self._shape(node["stride"])

@@ -91,7 +91,7 @@ def warm_up(threads: int) -> object:
 
     shell = runner.make_shell()
     wire.torch_dtype("float32")  # fill the wire's lazy tables now: the guard records modules as they are
-    wire._plain_tensor_dtypes()
+    wire.plain_tensor_dtypes()
     guard.install(exempt={"ctypes": (wire.Encoder._array,)})
     return shell
 

@@ -73,7 +73,7 @@ def passed(item: str, note: str = "") -> None:
     print(f"✓ {item}: the visible checks pass." + (f" {note}" if note else ""))
 
 
-def _fmt_shape(shape: Any) -> str:
+def fmt_shape(shape: Any) -> str:
     return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
@@ -81,7 +81,7 @@ def _dtype_name(dtype: Any) -> str:
     return str(dtype).replace("torch.", "")
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     cls = type(value)
     if cls.__module__ in ("builtins",):
         return cls.__name__
@@ -96,7 +96,7 @@ def check_true(condition: Any, message: str) -> None:
 def check_type(value: Any, types: type | tuple[type, ...], *, what: str = "the result") -> None:
     if not isinstance(value, types):
         names = types.__name__ if isinstance(types, type) else " or ".join(t.__name__ for t in types)
-        fail(f"Expected {what} to be a {names}, but found a {_type_name(value)}: {value!r:.200}.")
+        fail(f"Expected {what} to be a {names}, but found a {type_name(value)}: {value!r:.200}.")
 
 
 def check_equal(found: Any, expected: Any, *, what: str = "the result") -> None:
@@ -117,11 +117,11 @@ def check_shape(found: Any, expected: Iterable[int], *, what: str = "the shape")
     """A tuple of ints or a torch.Size equal to `expected`."""
     expected = tuple(expected)
     if not isinstance(found, (tuple, torch.Size)):
-        fail(f"Expected {what} to be a tuple of ints like {expected}, but found a {_type_name(found)}: {found!r:.200}.")
+        fail(f"Expected {what} to be a tuple of ints like {expected}, but found a {type_name(found)}: {found!r:.200}.")
     if not all(isinstance(s, int) and not isinstance(s, bool) for s in found):
         fail(f"Expected {what} to hold plain ints, but found {found!r:.200}.")
     if tuple(found) != expected:
-        fail(f"Expected {what} to be {_fmt_shape(expected)}, but found {_fmt_shape(found)}.")
+        fail(f"Expected {what} to be {fmt_shape(expected)}, but found {fmt_shape(found)}.")
 
 
 def check_tensor(
@@ -137,9 +137,9 @@ def check_tensor(
 ) -> None:
     """Compare a tensor with an expected one, property by property, in the lessons' words."""
     if not isinstance(found, torch.Tensor):
-        fail(f"Expected {what} to be a torch.Tensor, but found a {_type_name(found)}: {found!r:.200}.")
+        fail(f"Expected {what} to be a torch.Tensor, but found a {type_name(found)}: {found!r:.200}.")
     if tuple(found.shape) != tuple(expected.shape):
-        fail(f"Expected {what} to have shape {_fmt_shape(expected.shape)}, but found shape {_fmt_shape(found.shape)}.")
+        fail(f"Expected {what} to have shape {fmt_shape(expected.shape)}, but found shape {fmt_shape(found.shape)}.")
     if dtype and found.dtype != expected.dtype:
         fail(f"Expected {what} to have dtype {_dtype_name(expected.dtype)}, but found dtype {_dtype_name(found.dtype)}.")
     if device and found.device != expected.device:
@@ -185,9 +185,9 @@ def check_slip(found: Any, slip: torch.Tensor, *, message: str) -> None:
 def check_array(found: Any, expected: np.ndarray, *, what: str = "the result", atol: float = 1e-6) -> None:
     """Compare a NumPy array with an expected one: type, shape, dtype, values."""
     if not isinstance(found, np.ndarray):
-        fail(f"Expected {what} to be a NumPy array (numpy.ndarray), but found a {_type_name(found)}.")
+        fail(f"Expected {what} to be a NumPy array (numpy.ndarray), but found a {type_name(found)}.")
     if found.shape != expected.shape:
-        fail(f"Expected {what} to have shape {_fmt_shape(expected.shape)}, but found shape {_fmt_shape(found.shape)}.")
+        fail(f"Expected {what} to have shape {fmt_shape(expected.shape)}, but found shape {fmt_shape(found.shape)}.")
     if found.dtype != expected.dtype:
         fail(f"Expected {what} to have dtype {expected.dtype}, but found dtype {found.dtype}.")
     if expected.dtype.kind in "fc":
@@ -200,7 +200,7 @@ def check_array(found: Any, expected: np.ndarray, *, what: str = "the result", a
 
 def check_device(found: Any, expected: str | torch.device, *, what: str = "the result") -> None:
     if not isinstance(found, torch.Tensor):
-        fail(f"Expected {what} to be a torch.Tensor, but found a {_type_name(found)}.")
+        fail(f"Expected {what} to be a torch.Tensor, but found a {type_name(found)}.")
     expected = torch.device(expected)
     same = found.device == expected or (
         expected.index is None and found.device.type == expected.type
@@ -245,7 +245,7 @@ def check_float(found: Any, expected: float, *, what: str = "the result", tol: f
     """A plain Python float (not a tensor, not a NumPy scalar) close to `expected`."""
     if type(found) is not float:
         hint = " Use .item() to turn a one-element tensor into a Python float." if isinstance(found, torch.Tensor) else ""
-        fail(f"Expected {what} to be a Python float, but found a {_type_name(found)}.{hint}")
+        fail(f"Expected {what} to be a Python float, but found a {type_name(found)}.{hint}")
     if not math.isclose(found, expected, rel_tol=tol, abs_tol=tol):
         fail(f"Expected {what} to be about {expected:.6g}, but found {found:.6g}.")
 
@@ -263,7 +263,7 @@ def check_nested(found: Any, expected: Any, *, what: str = "the result", **tenso
         check_array(found, expected, what=what)
     elif isinstance(expected, (dict, list, tuple)):
         if type(found) is not type(expected):
-            fail(f"Expected {what} to be a {_type_name(expected)}, but found a {_type_name(found)}: {found!r:.200}.")
+            fail(f"Expected {what} to be a {type_name(expected)}, but found a {type_name(found)}: {found!r:.200}.")
         if isinstance(expected, dict):
             if list(found) != list(expected):
                 fail(f"Expected {what} to have the keys {list(expected)!r}, in that order, but found {list(found)!r:.200}.")

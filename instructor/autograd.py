@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from course.checks import _fmt_shape, _type_name, check_tensor, check_true, fail
+from course.checks import fmt_shape, type_name, check_tensor, check_true, fail
 
 
 def check_grad_by_finite_differences(
@@ -26,9 +26,9 @@ def check_grad_by_finite_differences(
     must accept such a tensor) and the change of f divided by 2 * eps is compared with `found`.
     """
     if not isinstance(found, torch.Tensor):
-        fail(f"Expected {what} to be a torch.Tensor, but found a {_type_name(found)}: {found!r:.200}.")
+        fail(f"Expected {what} to be a torch.Tensor, but found a {type_name(found)}: {found!r:.200}.")
     if tuple(found.shape) != tuple(x.shape):
-        fail(f"Expected {what} to have x's shape {_fmt_shape(x.shape)}, but found shape {_fmt_shape(found.shape)}.")
+        fail(f"Expected {what} to have x's shape {fmt_shape(x.shape)}, but found shape {fmt_shape(found.shape)}.")
     flat = x.detach().to("cpu", torch.float64).reshape(-1)
     slopes = torch.empty_like(flat)
     with torch.no_grad():

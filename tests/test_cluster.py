@@ -411,7 +411,7 @@ def test_what_a_worker_refuses(hello, job, refused):
 
 def test_a_worker_running_other_grader_code_stops_the_run(cluster, tls, postgres, released, tmp_path, monkeypatch):
     course = class_copy(released, postgres, tmp_path / "course", "demo_other_code")
-    monkeypatch.setattr(engine, "_course_code_hash", lambda: "0" * 64)
+    monkeypatch.setattr(engine, "course_code_hash", lambda: "0" * 64)
     with pytest.raises(cluster_mod.ClusterError, match="runs other grader code"):
         commands.grade(course, cluster=cluster.address, progress=False)
     assert not records(course)

@@ -124,7 +124,7 @@ def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dic
             counting.clear()
             return counted
         if command == "ops":
-            from course.probes.ops import OpWatch
+            from course.probes.opwatch import OpWatch
 
             mode = OpWatch(rest[0])
             mode.__enter__()

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-_TB = torch._C.TensorBase
+TensorBase = torch._C.TensorBase  # the tensor class's own descriptors, out of reach of a subclass's overrides
 TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 SCALAR_TYPES = (type(None), bool, int, float, complex, str, bytes)
 NUMPY_SCALARS = {t: np.dtype(t).str for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
@@ -71,7 +71,7 @@ def _exact(value: Any, kinds: tuple, *, _type=type) -> bool:
     return False
 
 
-def tensor_meta(t: Any, *, _TB=_TB, _off=torch._C.DisableTorchFunction, _type=type, _tuple=tuple, _int=int,
+def tensor_meta(t: Any, *, _TB=TensorBase, _off=torch._C.DisableTorchFunction, _type=type, _tuple=tuple, _int=int,
                 _str=torch.device.__str__, _dtype_repr=torch.dtype.__repr__, _strided=torch.strided) -> dict:
     """dtype, shape, device, requires_grad, is_leaf and grad_fn of an exact tensor, without dispatch."""
     with _off():
@@ -91,7 +91,7 @@ def _qualname_of(value: Any, *, _type=type, _qualname=_TYPE_QUALNAME) -> str:
     return _qualname(_type(value))
 
 
-def tensor_bytes(t: Any, *, _TB=_TB, _off=torch._C.DisableTorchFunction, _copy=np.ndarray.copy, _tobytes=np.ndarray.tobytes,
+def tensor_bytes(t: Any, *, _TB=TensorBase, _off=torch._C.DisableTorchFunction, _copy=np.ndarray.copy, _tobytes=np.ndarray.tobytes,
                  _needs=_NP_NEEDS_VIEW) -> bytes | None:
     """An exact tensor's values as C-ordered bytes (None for meta tensors), read without dispatch where possible.
 
@@ -115,7 +115,7 @@ def tensor_bytes(t: Any, *, _TB=_TB, _off=torch._C.DisableTorchFunction, _copy=n
         return _tobytes(_copy(_TB.numpy(data), order="C"))
 
 
-def _array_copy(a: Any, *, _copy=np.ndarray.copy) -> np.ndarray:
+def array_copy(a: Any, *, _copy=np.ndarray.copy) -> np.ndarray:
     return _copy(a, order="C")
 
 
@@ -124,7 +124,7 @@ def array_plain(a: Any, *, _dtype=np.ndarray.__dict__["dtype"].__get__, _kinds="
     return dtype.kind in _kinds and dtype.fields is None
 
 
-def memory_span(value: Any, *, _TB=_TB, _off=torch._C.DisableTorchFunction, _iface=np.ndarray.__dict__["__array_interface__"].__get__,
+def memory_span(value: Any, *, _TB=TensorBase, _off=torch._C.DisableTorchFunction, _iface=np.ndarray.__dict__["__array_interface__"].__get__,
                 _type=type) -> tuple[int, int] | None:
     """(first, last + 1) byte addresses an exact CPU tensor or array touches; None for anything else or empty."""
     kind = _type(value)
@@ -184,7 +184,7 @@ class Snapshots:
                 return Opaque("dict")
             return {k: self.snap(v, depth + 1) for k, v in value.items()}
         if kind is np.ndarray:
-            return _array_copy(value) if array_plain(value) else Opaque(f"numpy array of {value.dtype}")
+            return array_copy(value) if array_plain(value) else Opaque(f"numpy array of {value.dtype}")
         if kind in NUMPY_SCALARS:
             return value
         if kind is torch.Size:
@@ -222,7 +222,7 @@ class Snapshots:
         """
         if type(target) is not np.ndarray or not array_plain(target) or not target.flags.writeable or target.size == 0:
             return None
-        saved = _array_copy(target)
+        saved = array_copy(target)
         pattern = _not(saved) if saved.dtype.kind == "b" else saved + saved.dtype.type(1)
         _setitem(target, Ellipsis, pattern)
         return saved
@@ -238,7 +238,7 @@ class Snapshots:
             data = tensor_bytes(value)
             head = f"{meta['dtype']}{meta['shape']}"
         elif type(value) is np.ndarray and array_plain(value):
-            data = _tobytes(_array_copy(value))
+            data = _tobytes(array_copy(value))
             head = f"{value.dtype.str}{value.shape}"
         else:
             return None

@@ -9,9 +9,7 @@ reaches the dispatcher, whichever Python spelling called it (`F.softmax`, `Tenso
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
-from torch.utils._python_dispatch import TorchDispatchMode
+from typing import Any
 
 from course.checks import fail
 from course.probes import EvidenceError, check_received, expect, probe, sealed
@@ -27,21 +25,6 @@ LIBRARY_CALLS: dict[str, str] = {
 """The watched operations, each with the call a student would have written to reach it."""
 SOFTMAX_CALLS = ("aten::_softmax", "aten::_safe_softmax", "aten::_log_softmax")
 CDIST_CALLS = ("aten::_cdist_forward", "aten::_euclidean_dist")
-
-
-class OpWatch(TorchDispatchMode):
-    """Notes which of `names` (ATen operation names such as "aten::_softmax") ran, in order, once each."""
-
-    def __init__(self, names: Iterable[str]):
-        super().__init__()
-        self.names = frozenset(names)
-        self.seen: list[str] = []
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        name = func._schema.name
-        if name in self.names and name not in self.seen:
-            self.seen.append(name)
-        return func(*args, **(kwargs or {}))
 
 
 @sealed

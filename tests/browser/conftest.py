@@ -12,7 +12,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,14 +22,9 @@ from pathlib import Path
 import pytest
 
 from student_view import RELEASE, ROOT, released_lessons
+from tests.servers import free_port
 
 STUDENT_CONFIG = ROOT / "student" / "jupyter"
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Lab:
     """A running `jupyter lab` server: its URL, token, folder and log."""
 
@@ -38,7 +32,7 @@ class Lab:
         self.root = root
         self.log = log
         self.token = secrets.token_hex(16)
-        self.port = _free_port()
+        self.port = free_port()
         home = root.parent / "jupyter-home"
         env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # a student's kernel draws inline
         env.update(

@@ -12,7 +12,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ import urllib.request
 from pathlib import Path
 
 from course_exchange.hubconfig import SERVICE, SERVER_SCOPES, client_url
-from tests.servers import stop_process
+from tests.servers import free_port, stop_process
 
 COURSE = "pytorch-tensors"
 STUDENTS = ("ada", "ben")
@@ -54,12 +53,6 @@ add_to_hub(c, course_id=settings["course"], service_url=settings["exchange_url"]
            store=settings["store"], users=settings["students"], grader_users=[settings["grader_user"]],
            grader_services=[settings["grader_service"]], max_submission_mb=settings["max_mb"], environment=settings["environment"])
 '''
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def stop_group(process: subprocess.Popen, *, timeout: float) -> None:

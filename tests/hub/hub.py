@@ -15,7 +15,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from course_exchange.client import Client
 from course_exchange.hubconfig import client_url
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
@@ -75,12 +75,6 @@ def stale_packages() -> list[str]:
         if found.returncode != 0 or _tree_digest(installed) != _tree_digest(ROOT / package):
             out.append(f"the `{package}` package in {HUB_ENV} is not this checkout's (bash deploy/jupyterhub/install-env)")
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def hub_env_path() -> str:

@@ -1,0 +1,134 @@
+"""The packages' shape: no import cycle, and no module reaching into another's private names.
+
+Read from the source with `ast`, imports inside functions included, so a lazy import cannot hide a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("autograder", "course", "course_exchange", "instructor")
+
+
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            name = ".".join(path.relative_to(root).with_suffix("").parts)
+            found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _package_of(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def imports(mods: dict[str, Path]) -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
+    """Each module's imports of other project modules, and every private name one takes from another."""
+    edges: dict[str, set[str]] = {name: set() for name in mods}
+    private: list[tuple[str, str, str]] = []
+    for name, path in mods.items():
+        aliases: dict[str, str] = {}
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = _package_of(name, path).split(".")
+                    base = ".".join(parent[: len(parent) - node.level + 1] + ([base] if base else []))
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    if full in mods:
+                        edges[name].add(full)
+                        aliases[alias.asname or alias.name] = full
+                    elif base in mods:
+                        edges[name].add(base)
+                        if alias.name.startswith("_") and not alias.name.startswith("__"):
+                            private.append((name, base, alias.name))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in mods:
+                        edges[name].add(alias.name)
+                        if alias.asname:
+                            aliases[alias.asname] = alias.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                    and aliases[node.value.id] != name and node.attr.startswith("_") and not node.attr.startswith("__")):
+                private.append((name, aliases[node.value.id], node.attr))
+    for name in edges:
+        edges[name].discard(name)
+    return edges, sorted(set(private))
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import graph's cycles, one per strongly connected group of two or more modules (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_import_cycle():
+    edges, _ = imports(modules())
+    assert cycles(edges) == []
+
+
+def test_no_private_name_crosses_a_module():
+    _, private = imports(modules())
+    assert private == [], [f"{who} uses {whose}.{what}" for who, whose, what in private]
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"autograder/a.py": "def f():\n    from autograder import b\n", "autograder/b.py": "import autograder.a\n"},
+     [["autograder.a", "autograder.b"]]),
+    ({"autograder/a.py": "from autograder.b import x\n", "autograder/b.py": "x = 1\n"}, []),
+])
+def test_the_cycle_check_sees_lazy_imports(tmp_path, files, expected):
+    _write(tmp_path, {"autograder/__init__.py": "", **files})
+    edges, _ = imports(modules(tmp_path))
+    assert cycles(edges) == expected
+
+
+def test_the_private_name_check_sees_imports_and_attributes(tmp_path):
+    _write(tmp_path, {"autograder/__init__.py": "", "autograder/a.py": "_secret = 1\n",
+                      "autograder/b.py": "from autograder.a import _secret\n",
+                      "autograder/c.py": "from autograder import a\nvalue = a._secret\n"})
+    _, private = imports(modules(tmp_path))
+    assert private == [("autograder.b", "autograder.a", "_secret"), ("autograder.c", "autograder.a", "_secret")]
