@@ -13,6 +13,8 @@ from typing import Iterable
 
 import nbformat
 
+from autograder import items as item_rules
+
 MARKER = re.compile(r"^# %%(?P<rest>.*)$")
 ANSWER = re.compile(r"^answer\s+(?P<item>[A-Za-z_][A-Za-z0-9_]*)(\s+quiz=(?P<quiz>\w+))?$")
 QUIZ_KINDS = ("rule", "recall")
@@ -83,7 +85,7 @@ VISIBLE_CHECK = re.compile(r"^(?!\s*(from|import)\b).*\bcheck_\w+\(", re.MULTILI
 
 def has_visible_check(test_source: str) -> bool:
     """A test cell calls at least one check before its hidden region (imports don't count)."""
-    return bool(VISIBLE_CHECK.search(test_source.split("### BEGIN HIDDEN TESTS")[0]))
+    return bool(VISIBLE_CHECK.search(test_source.split(item_rules.BEGIN_HIDDEN)[0]))
 
 
 def _validate(cells: list[Cell], name: str) -> None:
@@ -100,9 +102,9 @@ def _validate(cells: list[Cell], name: str) -> None:
         )
     for cell in cells:
         source = "\n".join(cell.lines)
-        if cell.kind == "answer" and "### BEGIN SOLUTION" not in source:
+        if cell.kind == "answer" and item_rules.BEGIN_SOLUTION not in source:
             raise LessonSyntaxError(f"{name}:{cell.line_no}: answer cell {cell.item} has no solution region")
-        if cell.kind == "test" and "### BEGIN HIDDEN TESTS" not in source:
+        if cell.kind == "test" and item_rules.BEGIN_HIDDEN not in source:
             raise LessonSyntaxError(f"{name}:{cell.line_no}: test cell of {cell.item} has no hidden tests")
         if cell.kind == "test":
             if not has_visible_check(source):
@@ -135,7 +137,7 @@ def build_notebook(cells: list[Cell]) -> nbformat.NotebookNode:
                 "task": False,
             }
         else:
-            grade_id = f"test_{cell.item}"
+            grade_id = item_rules.test_cell(cell.item)
             nb_cell = nbformat.v4.new_code_cell(source, id=grade_id)
             points = int(cell.points) if float(cell.points).is_integer() else cell.points
             nb_cell.metadata["nbgrader"] = {

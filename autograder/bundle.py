@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import leaks
+from autograder import items, leaks
 from autograder.authoring import course_order
 
 BUNDLE_NAME = "student-bundle"
@@ -119,7 +119,7 @@ def _solution_lines(source_nb: nbformat.NotebookNode) -> set[str]:
     """Secret lines of the solution regions only: hidden-test regions count as ordinary text."""
     nb = copy.deepcopy(source_nb)
     for cell in nb.cells:
-        cell.source = cell.source.replace("### BEGIN HIDDEN TESTS", "#").replace("### END HIDDEN TESTS", "#")
+        cell.source = cell.source.replace(items.BEGIN_HIDDEN, "#").replace(items.END_HIDDEN, "#")
     return leaks.secret_lines(nb)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from autograder import authoring, bundle, config, gradebook, leaks, limits as limits_mod, report, samples, stock
+from autograder import items as item_rules
 
 
 class UsageError(ValueError):
@@ -220,7 +221,7 @@ def format_table(course_dir: Path, *, assignments: list[str] | None = None, note
         maxima = {r.item: r.max_score for r in mine}
         students = sorted({r.student for r in mine})
         scores = {(r.student, r.item): r.score for r in mine}
-        names = [i.removeprefix("test_").removeprefix("answer_") for i in items] + ["total"]
+        names = [item_rules.short_name(i) for i in items] + ["total"]
         label = max(len(n) for n in names)
         cell = max(9, *(len(s) for s in students))
         per_table = max(1, (width - label) // (cell + 2))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import samples
+from autograder import items as items_mod, samples
 
 
 @dataclass
@@ -71,7 +71,7 @@ def students(course_dir: Path, lesson: str, *, base: nbformat.NotebookNode | Non
                     nb = samples.with_answer(nb, item, codes[k])
                     variants[item] = f"{kind} {k}"
                     if kind == "wrong":
-                        expected[f"test_{item}"] = 0.0
+                        expected[items_mod.test_cell(item)] = 0.0
             out.append(CorpusStudent(f"{kind}-{k}", nb, expected, variants))
     return out
 
@@ -93,7 +93,7 @@ def run_locally(course_dir: Path, lesson: str) -> list[tuple[str, str, str, floa
                 continue
             gid = meta["grade_id"]
             errored = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
-            item = gid.removeprefix("test_")
+            item = items_mod.item_of(gid)
             rows.append((student.name, gid, student.variants.get(item, "solution"), student.expected[gid], not errored))
     return rows
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder import config
+from autograder import config, items
 
 # Two first runs on an empty PostgreSQL database would both create nbgrader's tables; the one that
 # comes second waits on this advisory lock instead (any fixed 64-bit number, the same everywhere).
@@ -96,7 +96,7 @@ def item_scores(course_dir: Path, *, assignments: list[str] | None = None) -> li
              .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
              .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
              .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-             .where(GradeCell.cell_type == "code", GradeCell.name.startswith("test_")))
+             .where(GradeCell.cell_type == "code", GradeCell.name.startswith(items.TEST_PREFIX)))
     if assignments:
         query = query.where(Assignment.name.in_(list(assignments)))
     engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
@@ -223,7 +223,7 @@ def summarise(nb, flagged: dict[str, str] | None = None) -> dict:
     for cell in ours.cells:
         meta = cell.metadata.nbgrader
         grade_id = meta.get("grade_id", "")
-        item = grade_id.removeprefix("test_") if utils.is_grade(cell) and not utils.is_solution(cell) else grade_id
+        item = items.item_of(grade_id) if utils.is_grade(cell) and not utils.is_solution(cell) else grade_id
         if utils.is_grade(cell):
             score, _ = utils.determine_grade(cell)
             grades[grade_id] = (0.0, True) if item in flagged else (score, None)

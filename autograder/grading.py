@@ -18,7 +18,7 @@ from typing import Any
 
 import nbformat
 
-from autograder import guard, jobs, judge, limits as limits_mod, repair, slicing, wire, zygote
+from autograder import guard, items, jobs, judge, limits as limits_mod, repair, slicing, wire, zygote
 
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
 
@@ -350,7 +350,7 @@ def _item_of(cell: Any) -> str | None:
     if not isinstance(grade_id, str):
         return None
     if meta.get("grade") and not meta.get("solution"):
-        return grade_id.removeprefix("test_")
+        return items.item_of(grade_id)
     return grade_id if meta.get("solution") else None
 
 

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import items
+
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")
-REGIONS = (("### BEGIN SOLUTION", "### END SOLUTION"), ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"))
+REGIONS = ((items.BEGIN_SOLUTION, items.END_SOLUTION), (items.BEGIN_HIDDEN, items.END_HIDDEN))
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def solution_functions(source_nb: nbformat.NotebookNode) -> dict[str, str]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if not meta.get("solution") or cell.cell_type != "code":
             continue
-        text = "\n".join(line for line in cell.source.splitlines() if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+        text = "\n".join(line for line in cell.source.splitlines() if items.BEGIN_SOLUTION not in line and items.END_SOLUTION not in line)
         try:
             tree = ast.parse(text)
         except SyntaxError:

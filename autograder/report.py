@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import attempts, gradebook
+from autograder import attempts, gradebook, items
 
 LESSON_NUMBER = re.compile(r"^\s*lesson\s+\d+\s*[:.-]\s*", re.IGNORECASE)
 TOO_HARD = 0.2
@@ -52,7 +52,7 @@ class ItemStats:
     @property
     def name(self) -> str:
         """The item as students see it: the function, class or quiz variable, not its test cell."""
-        return self.item.removeprefix("test_")
+        return items.item_of(self.item)
 
     @property
     def flags(self) -> list[str]:

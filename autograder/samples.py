@@ -11,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import items as item_rules
 from autograder.authoring import lesson_ids
 
 CRASH_CELL = "import os\nos._exit(1)  # the kernel dies here\n"
@@ -33,7 +34,7 @@ def answered(source: nbformat.NotebookNode, release: nbformat.NotebookNode, *, k
 
 def _strip_regions(text: str) -> str:
     """Solution text as a student would type it: the markers removed, the code kept."""
-    return "\n".join(line for line in text.splitlines() if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+    return "\n".join(line for line in text.splitlines() if item_rules.BEGIN_SOLUTION not in line and item_rules.END_SOLUTION not in line)
 
 
 def with_answer(nb: nbformat.NotebookNode, item: str, code: str) -> nbformat.NotebookNode:

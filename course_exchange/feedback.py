@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import nbformat
 
-from autograder import leaks
+from autograder import items, leaks
 from course_exchange.policy import Policy
 
 HIDDEN_MARK = "BEGIN HIDDEN TESTS"
@@ -89,7 +89,7 @@ def page(*, assignment: str, notebook: str, student: str, received: str, attempt
     rows = []
     shown_score = shown_max = 0.0
     for check in found:
-        name = html.escape(check.grade_id.removeprefix("test_"))
+        name = html.escape(items.item_of(check.grade_id))
         if rules.shows == "visible" and check.kind != "visible":
             verdict, message, points = LATER, "", ""
         else:
