@@ -369,6 +369,31 @@ def train_classifier(images, labels, device=None):
         pass
     return model
 ''',
+            # Burns 11 s of CPU after training and makes time.process_time report nothing, to hide it from the limit.
+            '''import time
+
+import torch
+from torch import nn
+
+_clock = time.process_time
+time.process_time = lambda: 0.0
+
+
+def train_classifier(images, labels, device=None):
+    """A small model trained on (images, labels) on `device`; returns the trained nn.Module."""
+    x, y = images, labels
+    model = nn.Sequential(nn.Flatten(), nn.Linear(x[0].numel(), int(y.max()) + 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    loss_fn = nn.CrossEntropyLoss()
+    for _ in range(150):
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        optimizer.step()
+    busy_until = _clock() + 11
+    while _clock() < busy_until:
+        pass
+    return model
+''',
         ],
         "right": [
             '''import torch
@@ -1627,6 +1652,26 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
     },
     'train_classifier': {
         'right': [
+            '''import time
+
+import torch
+from torch import nn
+
+
+def train_classifier(images, labels, device=None):
+    """A small model trained on (images, labels) on `device`; times itself on the CPU clock and says so."""
+    started = time.process_time()
+    x, y = images, labels
+    model = nn.Sequential(nn.Flatten(), nn.Linear(x[0].numel(), int(y.max()) + 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    loss_fn = nn.CrossEntropyLoss()
+    for _ in range(150):
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        optimizer.step()
+    print(f"trained in {time.process_time() - started:.2f} s of CPU time")
+    return model
+''',
             '''import torch
 from torch import nn
 
