@@ -705,12 +705,6 @@ class Recorder:
             writing.result()
 
     def _write(self, batch: list) -> None:
-        from sqlalchemy.exc import DBAPIError
-
-        try:
-            from psycopg import Error as DriverError  # what a COPY raises, past SQLAlchemy
-        except ImportError:
-            DriverError = DBAPIError
         written = []
         for graded, files in batch:
             try:
@@ -723,7 +717,7 @@ class Recorder:
         t0 = time.perf_counter()
         try:
             self.book.write([graded for graded, _ in written])
-        except (DBAPIError, DriverError, OSError) as exc:  # its disk is full, or no descriptor was left for its journal
+        except (*gradebook.write_errors(), OSError) as exc:  # its disk is full, or no descriptor was left for its journal
             for graded, target in written:  # the gradebook names no notebook autograded/ lacks, and the reverse
                 shutil.rmtree(target, ignore_errors=True)
                 self.unwritten[(graded.student, graded.assignment)] = (

@@ -258,6 +258,17 @@ def _rule_view(cell: dict) -> dict:
     return view
 
 
+def write_errors() -> tuple[type[BaseException], ...]:
+    """What a failed gradebook write raises: SQLAlchemy's errors, and the driver's own from a COPY (past SQLAlchemy)."""
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        from psycopg import Error as DriverError
+    except ImportError:
+        return (DBAPIError,)
+    return (DBAPIError, DriverError)
+
+
 class Writer:
     """The gradebook a grading run records into, in batches: one transaction writes many graded
     submissions with bulk statements on nbgrader's own tables (the rows nbgrader's `add_submission`
@@ -297,22 +308,17 @@ class Writer:
     def write(self, batch: list[Graded]) -> None:
         """Record `batch` in one transaction, tried again when another writer got in the way."""
         from sqlalchemy import create_engine
-        from sqlalchemy.exc import DBAPIError
 
         if not batch:
             return
         if self.engine is None:
             self.engine = create_engine(db_url(self.course_dir))
-        try:
-            from psycopg import Error as DriverError  # what a COPY raises, past SQLAlchemy
-        except ImportError:
-            DriverError = DBAPIError
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 with self.engine.begin() as conn:
                     _write_batch(conn, batch, self._structure)
                 return
-            except (DBAPIError, DriverError):
+            except write_errors():
                 if attempt == WRITE_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * 2**attempt)
