@@ -2,7 +2,8 @@
 
 The grader on receipt (`course_exchange.receipt`) records the scores of every attempt it graded in
 the course's `.autograder/attempts.sqlite`; the instructor's gradebook holds only the attempt that
-counts. `autograder report` reads this file to show attempts per item.
+counts. `autograder report` reads this file to show attempts per item. It also keeps which attempts told
+a student a quiz's verdict, so a per-quiz limit holds across attempts.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ CREATE TABLE IF NOT EXISTS attempts (
     submission_id INTEGER NOT NULL, assignment TEXT NOT NULL, student TEXT NOT NULL, attempt INTEGER,
     received_at TEXT NOT NULL, graded_at TEXT NOT NULL, notebook TEXT NOT NULL, item TEXT NOT NULL,
     score REAL NOT NULL, max_score REAL NOT NULL, PRIMARY KEY (submission_id, notebook, item));
+CREATE TABLE IF NOT EXISTS quiz_verdicts_told (
+    assignment TEXT NOT NULL, student TEXT NOT NULL, item TEXT NOT NULL, submission_id INTEGER NOT NULL,
+    right INTEGER NOT NULL, PRIMARY KEY (assignment, student, item, submission_id));
 """
 
 
@@ -45,6 +49,30 @@ def record(course_dir: Path, *, submission_id: int, assignment: str, student: st
     finally:
         db.close()
     return [(r[0], dt.datetime.fromisoformat(r[1])) for r in rows]
+
+
+def told_quiz_verdicts(course_dir: Path, *, submission_id: int, assignment: str, student: str, verdicts: dict[str, bool],
+                       limit: int) -> set[str]:
+    """Which quizzes of one graded attempt ({item: right}) the student is told the verdict of. A quiz once told
+    right is always told; otherwise only while fewer than `limit` (0: no limit) earlier attempts told it was not
+    right. The count rests on the grader's own verdicts, so nothing in a notebook can reset it; the told ones
+    are kept in one transaction, and grading the same submission again tells the same."""
+    db = _open(course_dir)
+    told = set()
+    try:
+        with db:
+            for item, right in sorted(verdicts.items()):
+                earlier = db.execute("SELECT right FROM quiz_verdicts_told WHERE assignment = ? AND student = ? AND item = ? "
+                                     "AND submission_id != ?", (assignment, student, item, submission_id)).fetchall()
+                again = db.execute("SELECT 1 FROM quiz_verdicts_told WHERE assignment = ? AND student = ? AND item = ? AND submission_id = ?",
+                                   (assignment, student, item, submission_id)).fetchone()
+                wrong_told = sum(1 for (was_right,) in earlier if not was_right)
+                if again or any(was_right for (was_right,) in earlier) or not limit or wrong_told < limit:
+                    db.execute("INSERT OR IGNORE INTO quiz_verdicts_told VALUES (?, ?, ?, ?, ?)", (assignment, student, item, submission_id, int(right)))
+                    told.add(item)
+    finally:
+        db.close()
+    return told
 
 
 def per_item(course_dir: Path, *, assignments: list[str] | None = None) -> dict[tuple[str, str], dict[str, float]]:

@@ -10,6 +10,9 @@ assignment's policy (`Policy.shows`, `Policy.score`):
 - "verdicts": every check's verdict and its message; a quiz says right or wrong only, since its
   message explains the key.
 
+A quiz whose tries are used up (`Policy.quiz_attempts`, counted by `autograder.attempts`) shows no
+verdict and no points: it is graded when the instructor grades.
+
 A message is dropped whole when it holds a line of a hidden test or a solution (`leaks.secret_lines`).
 """
 
@@ -29,6 +32,7 @@ MESSAGE_CHARS = 600
 RIGHT, WRONG = "right", "not right"
 PASSED, FAILED = "passed", "failed"
 LATER = "has hidden checks: its verdict comes when the instructor grades"
+WITHHELD = "verdict withheld: {tries} already told you this quiz missed; it is graded when the instructor grades"
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Check:
     score: float
     max_score: float
     message: str  # "" when nothing is said beyond the verdict
+    withheld: bool = False  # a quiz whose tries are used up: nothing about it is shown
 
 
 def test_cells(source: nbformat.NotebookNode) -> dict[str, str]:
@@ -90,7 +95,10 @@ def page(*, assignment: str, notebook: str, student: str, received: str, attempt
     shown_score = shown_max = 0.0
     for check in found:
         name = html.escape(items.item_of(check.grade_id))
-        if rules.shows == "visible" and check.kind != "visible":
+        if check.withheld:
+            tries = f"{rules.quiz_attempts} earlier attempt{'s' if rules.quiz_attempts != 1 else ''}"
+            verdict, message, points = WITHHELD.format(tries=tries), "", ""
+        elif rules.shows == "visible" and check.kind != "visible":
             verdict, message, points = LATER, "", ""
         else:
             if check.kind == "quiz":
@@ -101,7 +109,7 @@ def page(*, assignment: str, notebook: str, student: str, received: str, attempt
             shown_score += check.score
             shown_max += check.max_score
             points = f"{_points(check.score)} / {_points(check.max_score)}" if rules.score else ""
-        css = "later" if verdict == LATER else "pass" if check.passed else "fail"
+        css = "later" if verdict == LATER or check.withheld else "pass" if check.passed else "fail"
         rows.append(f'<tr class="check {css}" data-item="{name}"><td>{name}</td><td class="verdict">{verdict}</td>'
                     f'<td class="points">{points}</td><td class="message">{message}</td></tr>')
     total = ""

@@ -98,6 +98,9 @@ class AssignmentPolicy(LoggingConfigurable):
         '{"01_tensors": {"attempts": 3, "shows": "verdicts", "score": True}}. '
         '"attempts": graded attempts per student (0, the default: no limit); later submissions are kept and not '
         'graded until the instructor grades after the deadline. '
+        '"quiz_attempts": how many different answers to each quiz a student is told right or wrong (0, the default: '
+        'no limit of its own); a later new answer is graded, but its verdict is withheld until the instructor grades, '
+        'so a quiz cannot be solved by trying every choice. '
         f'"shows": {SHOWS[0]!r} (the verdicts of the checks the student can run, not those with hidden tests) or '
         f'{SHOWS[1]!r} (the default: every check\'s verdict, with its message; a quiz says right or wrong only). '
         '"score": whether the points of each item and the total are shown (default True). '
@@ -105,13 +108,14 @@ class AssignmentPolicy(LoggingConfigurable):
 
     def for_assignment(self, assignment: str) -> Policy:
         receipt = dict(self.on_receipt.get(assignment, {}))
-        unknown = set(receipt) - {"attempts", "shows", "score"}
+        known = ("attempts", "quiz_attempts", "shows", "score")
+        unknown = set(receipt) - set(known)
         if unknown:
-            raise ValueError(f"c.AssignmentPolicy.on_receipt[{assignment!r}] has unknown keys {sorted(unknown)} (attempts, shows, score)")
+            raise ValueError(f"c.AssignmentPolicy.on_receipt[{assignment!r}] has unknown keys {sorted(unknown)} ({', '.join(known)})")
         return Policy(due=parse_time(self.due[assignment]) if assignment in self.due else None,
                       extensions={name: parse_time(when) for name, when in self.extensions.get(assignment, {}).items()},
                       late=self.late, pick=self.pick, on_receipt=assignment in self.on_receipt,
-                      attempts=receipt.get("attempts", 0), shows=receipt.get("shows", "verdicts"), score=bool(receipt.get("score", True)))
+                      attempts=receipt.get("attempts", 0), quiz_attempts=receipt.get("quiz_attempts", 0), shows=receipt.get("shows", "verdicts"), score=bool(receipt.get("score", True)))
 
 
 class ExchangeReleaseAssignment(Exchange, abc.ExchangeReleaseAssignment):

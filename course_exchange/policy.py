@@ -38,9 +38,11 @@ class Policy:
     extensions: dict[str, dt.datetime] = field(default_factory=dict)
     late: str = "accept"
     pick: str = "last_before_deadline"
-    # Grading on receipt: off when `on_receipt` is False; `attempts` graded attempts per student (0: no limit).
+    # Grading on receipt: off when `on_receipt` is False; `attempts` graded attempts per student (0: no limit);
+    # `quiz_attempts` different answers to each quiz whose verdict a student is told (0: no limit of its own).
     on_receipt: bool = False
     attempts: int = 0
+    quiz_attempts: int = 0
     shows: str = "verdicts"
     score: bool = True
 
@@ -51,8 +53,10 @@ class Policy:
             raise ValueError(f"pick must be one of {PICKS}, not {self.pick!r}")
         if self.shows not in SHOWS:
             raise ValueError(f"shows must be one of {SHOWS}, not {self.shows!r}")
-        if not isinstance(self.attempts, int) or isinstance(self.attempts, bool) or self.attempts < 0:
-            raise ValueError(f"attempts must be a whole number, 0 for no limit, not {self.attempts!r}")
+        for name in ("attempts", "quiz_attempts"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a whole number, 0 for no limit, not {value!r}")
 
     def deadline(self, student: str) -> dt.datetime | None:
         return self.extensions.get(student, self.due)
@@ -61,14 +65,15 @@ class Policy:
         return {"due": self.due.isoformat() if self.due else None,
                 "extensions": {name: when.isoformat() for name, when in sorted(self.extensions.items())},
                 "late": self.late, "pick": self.pick,
-                "on_receipt": self.on_receipt, "attempts": self.attempts, "shows": self.shows, "score": self.score}
+                "on_receipt": self.on_receipt, "attempts": self.attempts, "quiz_attempts": self.quiz_attempts, "shows": self.shows,
+                "score": self.score}
 
     @classmethod
     def from_json(cls, data: dict) -> Policy:
         return cls(due=parse_time(data["due"]) if data.get("due") else None,
                    extensions={name: parse_time(when) for name, when in (data.get("extensions") or {}).items()},
                    late=data.get("late", "accept"), pick=data.get("pick", "last_before_deadline"),
-                   on_receipt=bool(data.get("on_receipt", False)), attempts=data.get("attempts", 0),
+                   on_receipt=bool(data.get("on_receipt", False)), attempts=data.get("attempts", 0), quiz_attempts=data.get("quiz_attempts", 0),
                    shows=data.get("shows", "verdicts"), score=bool(data.get("score", True)))
 
 

@@ -25,7 +25,7 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
@@ -168,11 +168,22 @@ class Grader:
                         grades = []
                     out.scores[name] = {g.name: (float(g.score or 0.0), float(g.max_score or 0.0)) for g in grades}
                     out.notebooks[name] = nbformat.read(path, as_version=4)
-                    found = feedback.checks(source, out.notebooks[name], out.scores[name])
+                    found = self._limit_quizzes(attempt, feedback.checks(source, out.notebooks[name], out.scores[name]))
                 out.pages[name] = feedback.page(assignment=attempt.assignment, notebook=name, student=attempt.student,
                                                 received=stamp(attempt.received_at), attempt=attempt.attempt, rules=attempt.rules,
                                                 found=found, reason=out.reason)
         return out
+
+    def _limit_quizzes(self, attempt: Attempt, found: list[feedback.Check]) -> list[feedback.Check]:
+        """The checks with the verdicts of quizzes whose tries are used up withheld (`Policy.quiz_attempts`)."""
+        from autograder import attempts
+
+        quizzes = {c.grade_id: c.passed for c in found if c.kind == "quiz"}
+        if not quizzes:
+            return found
+        told = attempts.told_quiz_verdicts(self.course_dir, submission_id=attempt.id, assignment=attempt.assignment,
+                                           student=attempt.student, verdicts=quizzes, limit=attempt.rules.quiz_attempts)
+        return [replace(c, withheld=True) if c.kind == "quiz" and c.grade_id not in told else c for c in found]
 
     def record(self, graded: Graded) -> bool:
         """Keep a graded attempt's scores; put it in the instructor's gradebook when it is the attempt that counts (True then)."""

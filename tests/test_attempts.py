@@ -23,3 +23,29 @@ def test_tries_to_full_points_per_item(tmp_path):
     assert found[("a", "test_quiz")] == {"students": 2, "attempts": 4, "mean_to_full": 1.0, "never_full": 1}
     assert attempts.per_item(tmp_path, assignments=["b"]) == {}
     assert attempts.per_item(tmp_path / "elsewhere") == {}
+
+
+def test_a_quiz_is_told_not_right_at_most_its_limit_and_right_once_found(tmp_path):
+    def told(submission: int, student: str, right: bool, limit: int = 2) -> bool:
+        return "test_q" in attempts.told_quiz_verdicts(tmp_path, submission_id=submission, assignment="a", student=student,
+                                                       verdicts={"test_q": right}, limit=limit)
+
+    assert [told(1, "ada", False), told(2, "ada", False), told(3, "ada", False), told(4, "ada", True)] == [True, True, False, False]
+    assert told(2, "ada", False), "grading the same submission again tells what it told"
+    assert told(5, "ben", False) and told(6, "ben", True) and told(7, "ben", False) and told(8, "ben", False), \
+        "once told right, a quiz is always told: nothing is left to find"
+    assert all(told(10 + n, "cy", False, limit=0) for n in range(5)), "0 is no limit"
+
+
+def test_a_withheld_quiz_shows_no_verdict_and_no_points():
+    from course_exchange import feedback
+    from course_exchange.policy import Policy
+
+    rules = Policy(on_receipt=True, quiz_attempts=1)
+    checks = [feedback.Check("test_answer_q", "quiz", False, 0.0, 2.0, "", withheld=True),
+              feedback.Check("test_f", "hidden", True, 1.0, 1.0, "")]
+    page = feedback.page(assignment="a", notebook="a", student="ada", received="now", attempt=2, rules=rules, found=checks)
+    row = next(line for line in page.splitlines() if 'data-item="answer_q"' in line)
+    assert "verdict withheld" in row and "1 earlier attempt already" in row
+    assert feedback.WRONG not in row and feedback.RIGHT not in row and "/ 2" not in row
+    assert "Score of the checks shown: 1 / 1" in page

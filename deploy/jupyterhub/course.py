@@ -10,6 +10,10 @@ course adds to a hub, never the authenticator or the spawner:
   Assignments tab and the Validate button, no instructor tool;
 - the course's formgrader is a hub service: a Jupyter server running as the grader account in the
   course directory, which only the instructors may open (/services/pytorch-tensors/formgrader);
+- the grader on receipt is a hub service too (`python -m course_exchange.receipt`, as the grader
+  account in the course directory, with the grader's token): it grades the assignments the course's
+  nbgrader_config.py names in c.AssignmentPolicy.on_receipt as they arrive, and the hub restarts it
+  if it dies (its queue is the exchange's, so nothing is lost);
 - the instructors and students named below may log in.
 
 Settings come from these environment variables (the defaults suit a real class; change them here or
@@ -30,6 +34,7 @@ set them where the hub is started):
   COURSE_INSTRUCTORS    hub users who may open the formgrader (comma-separated)
   COURSE_STUDENTS       the other hub users of the course (comma-separated)
   COURSE_FORMGRADER_URL where the formgrader service listens [http://127.0.0.1:9999]
+  COURSE_RECEIPT_WORKERS judges of the grader on receipt; 0 leaves the service out [1]
 """
 
 import os
@@ -58,6 +63,10 @@ GRADER = os.environ.get("COURSE_GRADER", f"grader-{COURSE_ID}")
 INSTRUCTORS = _names("COURSE_INSTRUCTORS")
 STUDENTS = _names("COURSE_STUDENTS")
 FORMGRADER_URL = os.environ.get("COURSE_FORMGRADER_URL", "http://127.0.0.1:9999")
+try:
+    RECEIPT_WORKERS = int(os.environ.get("COURSE_RECEIPT_WORKERS", "1"))
+except ValueError:
+    raise SystemExit("course.py: COURSE_RECEIPT_WORKERS must be a whole number (0 leaves the grader on receipt out)") from None
 
 for path, what in ((f"{ENV}/bin/jupyterhub-singleuser", "the hub environment (run deploy/jupyterhub/install-env)"),
                    (f"{ENV}/etc/jupyter-student", "the student configuration (run deploy/jupyterhub/install-env)"),
@@ -119,3 +128,17 @@ c.JupyterHub.load_roles.append(
         "scopes": [f"access:services!service={COURSE_ID}", "list:services", f"read:services!service={COURSE_ID}"],
     }
 )
+
+# The grader on receipt: no web server of its own, so no URL; it reads the course's source/ (hidden tests) as
+# the grader account and speaks to the exchange with the grader's token, like the formgrader.
+if RECEIPT_WORKERS > 0:
+    c.JupyterHub.services.append(
+        {
+            "name": f"{COURSE_ID}-on-receipt",
+            "command": [f"{ENV}/bin/python", "-m", "course_exchange.receipt", "--course-dir", COURSE_DIR, "--workers", str(RECEIPT_WORKERS)],
+            "user": GRADER,
+            "cwd": COURSE_DIR,
+            "environment": {"PATH": SYSTEM_PATH, "COURSE_EXCHANGE_URL": client_url(EXCHANGE_URL), "COURSE_EXCHANGE_TOKEN_FILE": TOKEN_FILE},
+            "display": False,
+        }
+    )

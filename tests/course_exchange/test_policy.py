@@ -40,7 +40,7 @@ def test_the_last_policy_and_no_deadline():
 
 
 def test_a_policy_survives_its_json_form_and_refuses_unknown_rules():
-    rules = Policy(due=DUE, extensions={"ada": at(60)}, late="refuse", pick="last")
+    rules = Policy(due=DUE, extensions={"ada": at(60)}, late="refuse", pick="last", on_receipt=True, attempts=3, quiz_attempts=1)
     assert Policy.from_json(rules.to_json()) == rules
     with pytest.raises(ValueError):
         Policy(late="sometimes")

@@ -75,6 +75,22 @@ def hub_browser(request):
     return request.getfixturevalue("browser")
 
 
+@pytest.fixture
+def new_page(hub_browser):
+    """Fresh browser tabs, each with its own cookies (one per hub user), closed after the test."""
+    contexts = []
+
+    def make():
+        contexts.append(hub_browser.new_context(viewport={"width": 1400, "height": 1000}))
+        page = contexts[-1].new_page()
+        page.set_default_timeout(60_000)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
 @pytest.fixture(scope="module")
 def classroom(hub_browser):
     missing = missing_prerequisites()

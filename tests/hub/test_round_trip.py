@@ -86,22 +86,6 @@ def _test_cell_source(course_dir, item: str) -> str:
     return next(c.source for c in cells if c.grade_id == f"test_{item}")
 
 
-@pytest.fixture
-def new_page(hub_browser):
-    """Fresh browser tabs, each with its own cookies (one per hub user), closed after the test."""
-    contexts = []
-
-    def make():
-        contexts.append(hub_browser.new_context(viewport={"width": 1400, "height": 1000}))
-        page = contexts[-1].new_page()
-        page.set_default_timeout(60_000)
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
 def test_round_trip(classroom, new_page):
     room = classroom
     hub = room.hub
