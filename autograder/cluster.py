@@ -1,8 +1,11 @@
 """Grading on a Dask cluster, the coordinator's side: one job per notebook out, the results back.
 
-`Cluster` is a Dask client that submits each job (JSON text carrying its content,
-`autograder/jobs.py`) as one task, in batches, keeps a bounded number in flight, and yields the
-results as they come (those finished together fetched together), for the engine to record. The coordinator stays the only writer of records,
+`Cluster` is a Dask client that submits jobs (JSON text carrying their content,
+`autograder/jobs.py`) a few to a task (`CHUNK`, so the scheduler's and the client's cost per task is
+shared by several notebooks), in batches, keeps a bounded number in flight, and yields the results
+as they come (those finished together fetched together), for the engine to record. A task that
+fails as a whole has its jobs sent again one to a task, so one notebook that kills its workers
+cannot take its neighbours with it. The coordinator stays the only writer of records,
 `autograded/` and the gradebook; a task Dask ran twice still has one future, so one result and one
 record. The workers' side (their pools, the task itself) is `autograder/cluster_worker.py`.
 
@@ -69,14 +72,17 @@ def check_address(address: str, *, allow_insecure: bool = False):
     raise ClusterError(f"{address}: not a Dask scheduler address (expected tls://HOST:PORT)")
 
 
-def _task_key(job: dict) -> str:
-    return f"autograde-{job['assignment']}-{job['student']}-{job['notebook']}-{job['key'][:16]}"
+def _task_key(jobs: list[dict]) -> str:
+    first = jobs[0]
+    more = f"+{len(jobs) - 1}" if len(jobs) > 1 else ""
+    return f"autograde-{first['assignment']}-{first['student']}-{first['notebook']}-{first['key'][:16]}{more}"
 
 
 class Cluster:
     """The engine's pool, on a Dask cluster: `run` yields one result per job, `close` lets go."""
 
     WAIT_S = 30.0  # how often a run with nothing finished checks that the cluster still has workers
+    CHUNK = 4  # jobs per task: with the window below, two tasks per worker thread in flight
 
     def __init__(self, address: str, *, allow_insecure: bool = False, timeout: float = 30.0) -> None:
         from distributed import Client
@@ -97,7 +103,10 @@ class Cluster:
             self.close()
             raise ClusterError(f"the scheduler at {address} did not take the grading pool's plugin: {exc}") from None
         self._window = (0.0, 0)
+        self._threads = 1
+        self._templates: dict[int, tuple[dict, str]] = {}  # id -> (the template, its JSON text)
         self.busy_s = 0.0  # seconds in the Dask client: sending jobs and reading results (not waiting for them)
+        self.bytes_moved = (0, 0)  # characters of the tasks' texts sent, of their results' texts received
 
     def window(self) -> int:
         """How many jobs to keep in flight: enough to queue work for every thread and for a worker that
@@ -111,13 +120,20 @@ class Cluster:
                 threads = 0
             size = max(64, 8 * threads)
             self._window = (time.monotonic(), size)
+            self._threads = max(1, threads)
         return size
+
+    def chunk(self, jobs: int) -> int:
+        """Jobs per task for a batch of `jobs`: `CHUNK`, or fewer when the batch would not give every
+        worker thread a task (a small class is spread over all of them)."""
+        return max(1, min(self.CHUNK, -(-jobs // self._threads)))
 
     def run(self, jobs, limits=None):
         """Submit `jobs` (read lazily) and yield each result as it comes back; ClusterError stops the run.
 
-        Jobs go out in batches (one message to the scheduler once a quarter of the window has room) and
-        the results of every task finished since the last look are fetched together."""
+        Jobs go out in batches (one message to the scheduler once a quarter of the window has room),
+        `CHUNK` to a task, and the results of every task finished since the last look are fetched
+        together. The texts of the jobs in flight are kept, to send a failed task's jobs again singly."""
         import itertools
 
         from distributed import as_completed
@@ -125,25 +141,36 @@ class Cluster:
         from autograder.cluster_worker import grade_on_worker
 
         source = iter(jobs)
-        flying: dict = {}  # future -> the job's identity
+        flying: dict = {}  # future -> its jobs, as (identity, JSON text)
+        in_flight = 0  # jobs
+        alone: list[tuple[dict, str]] = []  # jobs whose task failed, to go again one to a task
         done = as_completed(loop=self.client.loop)
         exhausted = False
         idle_since = time.monotonic()
         while True:
             size = self.window()
-            room = size - len(flying)
-            if not exhausted and room > 0 and (room >= size // 4 or not flying):  # a batch at a time, not a job
-                batch = list(itertools.islice(source, room))  # reading jobs is the engine's work, not the client's
-                exhausted = len(batch) < room
+            room = size - in_flight
+            if (alone or not exhausted) and room > 0 and (room >= size // 4 or not flying or alone):  # a batch at a time, not a job
+                chunks = [[job] for job in alone[:room]]
+                del alone[:len(chunks)]
+                room -= len(chunks)
+                batch = list(itertools.islice(source, room)) if room > 0 and not exhausted else []  # reading jobs: the engine's work
+                exhausted = exhausted or len(batch) < room
                 t0 = time.perf_counter()
-                if batch:
-                    texts = [json.dumps(job) for job in batch]
+                pairs = [({k: job[k] for k in IDENT}, self._text(job)) for job in batch]
+                step = self.chunk(len(pairs))
+                chunks += [pairs[i:i + step] for i in range(0, len(pairs), step)]
+                if chunks:
+                    tasks = ["[" + ",".join(text for _, text in chunk) + "]" for chunk in chunks]
+                    self.bytes_moved = (self.bytes_moved[0] + sum(map(len, tasks)), self.bytes_moved[1])
                     try:
-                        futures = self.client.map(grade_on_worker, texts, key=[_task_key(job) for job in batch], pure=False)
+                        futures = self.client.map(grade_on_worker, tasks, key=[_task_key([ident for ident, _ in chunk]) for chunk in chunks],
+                                                  pure=False)
                     except Exception as exc:
                         raise self._lost(exc) from None
-                    for future, job in zip(futures, batch):
-                        flying[future] = {k: job[k] for k in IDENT}
+                    for future, chunk in zip(futures, chunks):
+                        flying[future] = chunk
+                        in_flight += len(chunk)
                     done.update(futures)
                 self.busy_s += time.perf_counter() - t0
             if not flying:
@@ -162,12 +189,32 @@ class Cluster:
                 texts = dict(zip(ready, self.client.gather(ready))) if ready else {}
             except Exception as exc:
                 raise self._lost(exc) from None
+            self.bytes_moved = (self.bytes_moved[0], self.bytes_moved[1] + sum(len(t) for t in texts.values() if isinstance(t, str)))
             answers = []
             for future in finished:
-                answers.append(self._result(future, flying.pop(future), texts.get(future)))
+                chunk = flying.pop(future)
+                in_flight -= len(chunk)
+                if future.status == "error" and len(chunk) > 1:
+                    alone.extend(chunk)
+                else:
+                    answers.extend(self._results(future, [ident for ident, _ in chunk], texts.get(future)))
                 future.release()
             self.busy_s += time.perf_counter() - t0
             yield from answers
+
+    def _text(self, job: dict) -> str:
+        """The job as JSON text. Every job of a notebook carries the same template object (`jobs.load` reads
+        it once), so its text is made once and spliced in, not written again for each student."""
+        template = job.get("template")
+        if not isinstance(template, dict):
+            return json.dumps(job)
+        held = self._templates.get(id(template))
+        if held is None or held[0] is not template:
+            if len(self._templates) >= 256:
+                self._templates.clear()
+            held = self._templates[id(template)] = (template, json.dumps(template))
+        rest = json.dumps({k: v for k, v in job.items() if k != "template"})
+        return rest[:-1] + (', "template": ' if rest != "{}" else '"template": ') + held[1] + "}"
 
     def _lost(self, exc: BaseException | None = None) -> ClusterLost:
         why = f" ({type(exc).__name__}: {exc})" if exc else ""
@@ -186,8 +233,8 @@ class Cluster:
         if not workers:
             print(f"waiting: the Dask scheduler at {self.address} has no workers", file=sys.stderr)
 
-    def _result(self, future, job: dict, text) -> dict:
-        """The engine's result for a task that is over, from the text its worker answered."""
+    def _results(self, future, jobs: list[dict], text) -> list[dict]:
+        """The engine's results for a task that is over (one per job, in order), from the text its worker answered."""
         status = future.status
         if status == "cancelled":
             raise self._lost()
@@ -196,20 +243,30 @@ class Cluster:
 
             exc = future.exception()
             if isinstance(exc, KilledWorker):
-                return failed_result(job, "the Dask workers grading this notebook died every time it was tried "
-                                    f"({exc.allowed_failures + 1} times); it was given up")
-            return failed_result(job, f"the cluster could not run this notebook's job ({type(exc).__name__})")
+                why = ("the Dask workers grading this notebook died every time it was tried "
+                       f"({exc.allowed_failures + 1} times); it was given up")
+            else:
+                why = f"the cluster could not run this notebook's job ({type(exc).__name__})"
+            return [failed_result(job, why) for job in jobs]
         try:
-            result = json.loads(text) if isinstance(text, str) else None
+            answers = json.loads(text) if isinstance(text, str) else None
         except ValueError:
-            result = None
-        if not isinstance(result, dict):
-            return failed_result(job, "a worker answered something that is not the grader's JSON result")
-        if "refused" in result:
-            raise ClusterError(str(result["refused"]))
-        if any(result.get("job" if k == "key" else k) != job[k] for k in IDENT):
-            return failed_result(job, "a worker answered for another notebook")
-        return result
+            answers = None
+        if not isinstance(answers, list):
+            return [failed_result(job, "a worker answered something that is not the grader's JSON result") for job in jobs]
+        for answer in answers:
+            if isinstance(answer, dict) and "refused" in answer:
+                raise ClusterError(str(answer["refused"]))
+        out = []
+        for index, job in enumerate(jobs):
+            result = answers[index] if index < len(answers) else None
+            if not isinstance(result, dict):
+                out.append(failed_result(job, "a worker answered something that is not the grader's JSON result"))
+            elif any(result.get("job" if k == "key" else k) != job[k] for k in IDENT):
+                out.append(failed_result(job, "a worker answered for another notebook"))
+            else:
+                out.append(result)
+        return out
 
     def close(self) -> None:
         try:

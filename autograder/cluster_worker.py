@@ -2,8 +2,9 @@
 
 `PoolPlugin` is registered once on the scheduler; it starts on every worker (those that join later
 too) a warm pool in a process tree of its own (`python -m autograder.pool_server`): the Dask
-worker is threaded, and no process is forked from it. The task `grade_on_worker` hands its job to
-that pool and returns the engine's JSON result as text, naming the worker. A worker refuses jobs
+worker is threaded, and no process is forked from it. The task `grade_on_worker` hands its jobs (a
+few notebooks per task, so the scheduler's cost per task is shared) to that pool one after another and
+returns the engine's JSON results as one text, each naming the worker. A worker refuses jobs
 (and the coordinator stops the run, `autograder/cluster.py`) when it lacks a confinement layer and
 the instructor did not allow a weak sandbox, when its pool did not start, or when it runs other
 grader code than the coordinator.
@@ -178,7 +179,8 @@ class PoolPlugin(WorkerPlugin):
 
 
 def grade_on_worker(text: str) -> str:
-    """The Dask task: grade one job (JSON text) in this worker's pool; the result as JSON text. Never raises."""
+    """The Dask task: grade its jobs (a JSON array of jobs) in this worker's pool, one after another; their results as one JSON array text, in the same order. A refusal ends the task with the
+    refusal alone (the coordinator stops the run). Never raises."""
     name = "?"
     try:
         from distributed import get_worker
@@ -187,7 +189,13 @@ def grade_on_worker(text: str) -> str:
         name = str(worker.name)
         plugin = worker.plugins.get(PLUGIN_NAME)
         if plugin is None:
-            return json.dumps({"refused": f"worker {name} has no grading pool (its plugin is missing)", "worker": name})
-        return plugin.host.grade(text)
+            return json.dumps([{"refused": f"worker {name} has no grading pool (its plugin is missing)", "worker": name}])
+        results = []
+        for job in json.loads(text):
+            answer = plugin.host.grade(json.dumps(job))
+            results.append(answer)
+            if '"refused"' in answer and "refused" in json.loads(answer):
+                break
+        return "[" + ",".join(results) + "]"
     except Exception as exc:
-        return json.dumps({"refused": f"worker {name} failed to grade: {type(exc).__name__}: {exc}", "worker": name})
+        return json.dumps([{"refused": f"worker {name} failed to grade: {type(exc).__name__}: {exc}", "worker": name}])

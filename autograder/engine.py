@@ -610,6 +610,7 @@ def grade(
                     clock["coordinator_s"] += time.perf_counter() - t0
             finally:
                 clock["pool_s"] = getattr(pool, "busy_s", 0.0)
+                clock["pool_bytes"] = getattr(pool, "bytes_moved", (0, 0))
                 clock["coordinator_s"] += clock["pool_s"]
                 if pool is not shared:
                     pool.close()
@@ -627,7 +628,7 @@ def grade(
     if stats is not None:
         stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), recorded=len(fresh),
                      reused=sum(len(s.jobs) for s in submissions) - len(to_run),
-                     setup_s=planned - planning, plan_s=started - planned, coordinator_s=clock["coordinator_s"], pool_s=clock.get("pool_s", 0.0),
+                     setup_s=planned - planning, plan_s=started - planned, coordinator_s=clock["coordinator_s"], pool_s=clock.get("pool_s", 0.0), pool_bytes=clock.get("pool_bytes", (0, 0)),
                      gradebook_s=clock["gradebook_s"],
                      graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)),
                      startup_s=startup_s if to_run else 0.0, workers=count if to_run and not cluster else 0)

@@ -155,7 +155,7 @@ def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: st
         raise SystemExit(f"{name}: {len(failed)} submissions not graded, e.g. {next(iter(failed.items()))}")
     return {"course": course, "notebooks": stats["ran"], "wall": wall, "loop": stats["seconds"], "cpu": cpu,
             "serial": stats["coordinator_s"], "plan": stats["plan_s"], "setup": stats["setup_s"], "client": stats["pool_s"],
-            "gradebook": stats["gradebook_s"], "by": stats["graded_by"], "scores": gradebook.score_table(course)}
+            "gradebook": stats["gradebook_s"], "bytes": stats["pool_bytes"], "by": stats["graded_by"], "scores": gradebook.score_table(course)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{setup:.1f} s once and {plan * 1000:.2f} ms per notebook")
     print(f"Dask client's share ({through_dask['notebooks']} notebooks replayed through the scheduler and both workers): "
           f"{client * 1000:.2f} ms per notebook; that whole run, scheduler and workers on the same cores: "
-          f"{through_dask['notebooks'] / through_dask['loop']:.0f} notebooks/s")
+          f"{through_dask['notebooks'] / through_dask['loop']:.0f} notebooks/s; {cluster_mod.Cluster.CHUNK} notebooks a task, "
+          f"{through_dask['bytes'][0] / through_dask['notebooks'] / 1e3:.0f} kB out and {through_dask['bytes'][1] / through_dask['notebooks'] / 1e3:.0f} kB "
+          "back per notebook")
     print(f"While two workers grade on the same cores: {two['serial'] / n * 1000:.1f} ms of coordinator work per notebook "
           f"(PostgreSQL {two['gradebook'] / n * 1000:.1f} ms)")
     print(f"Ceiling: one coordinator records at most {ceiling:.0f} notebooks/s ({3600 * ceiling:,.0f} an hour), "
