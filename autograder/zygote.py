@@ -62,6 +62,18 @@ def warm_torch(torch: object) -> None:
     (torch.zeros(2, 3, device="meta") + 1).float().permute(1, 0).sum(0)
 
 
+def quiet_progress_bars() -> None:
+    """tqdm starts a monitor thread with its first bar, and a thread alive in the notebook's process is
+    reported as tampering: an honest progress bar would cost its item. Without the monitor a bar works
+    the same (the monitor only tunes how often a stalled bar redraws)."""
+    try:
+        import tqdm
+        import tqdm.auto  # noqa: F401
+    except ImportError:
+        return
+    tqdm.tqdm.monitor_interval = 0
+
+
 def warm_up(threads: int) -> object:
     """Everything a notebook imports, loaded once; returns the shell children start from."""
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -82,6 +94,7 @@ def warm_up(threads: int) -> object:
             importlib.import_module(name)
         except Exception:
             pass
+    quiet_progress_bars()
     for module in pkgutil.walk_packages(course.__path__, "course."):
         try:
             importlib.import_module(module.name)

@@ -1,8 +1,9 @@
 """Forged probe verdicts earn nothing: each forgery's item scores 0, and is flagged for review when it was seen.
 
-One batch holds every case of `forgery.FORGERIES` and an honest classmate per lesson, graded together
-by `autograder grade`. Each forger's other items keep full marks; the honest classmates keep full marks
-and are never flagged.
+One batch holds every case of `forgery.FORGERIES`, an honest classmate per lesson and the honest
+idioms of `honest.py` (progress bars, warnings, logging, figures, helpers, decorators, wrappers), graded
+together by `autograder grade`. Each forger's other items keep full marks; the honest classmates and
+the idioms keep full marks and are never flagged.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from autograder import commands, corpus, gradebook, samples, sandbox
 from tests.adversarial.cases import write_case
 from tests.adversarial.forgery import all_forgeries
 from tests.adversarial.harness import LIMITS
-from tests.conftest import copy_course
+from tests.adversarial.honest import all_idioms
+from tests.conftest import ROOT, copy_course, lessons
 
 FORGERIES = all_forgeries()
-LESSONS = sorted({f.lesson for f in FORGERIES})
+IDIOMS = all_idioms(ROOT, lessons())
+LESSONS = sorted({f.lesson for f in FORGERIES} | {i.lesson for i in IDIOMS})
 
 pytestmark = [
     pytest.mark.slow,
@@ -45,6 +48,8 @@ def graded(tmp_path_factory):
             files: dict[str, object] = {f"{lesson}.ipynb": case.notebook(source, release)}
             files.update({name: text.encode() for name, text in case.files.items()})
             write_case(course / "submitted" / case.name / lesson, files)
+        for idiom in (i for i in IDIOMS if i.lesson == lesson):
+            write_case(course / "submitted" / idiom.name / lesson, {f"{lesson}.ipynb": idiom.notebook(source, release)})
     stats: dict = {}
     results = commands.grade(course, assignments=LESSONS, progress=False, stats=stats)
     flagged = next(f for f in FORGERIES if f.detected)
@@ -77,6 +82,21 @@ def test_forgery_earns_nothing(graded, case):
 def test_the_feedback_says_what_was_detected(graded):
     case, html = graded["feedback"]
     assert gradebook.TAMPER_COMMENT in html and "TamperingDetected" in html
+
+
+def test_there_are_enough_honest_idioms():
+    assert len(IDIOMS) >= 20
+    assert {i.lesson for i in IDIOMS} == set(lessons())
+
+
+@pytest.mark.parametrize("idiom", IDIOMS, ids=[f"{i.lesson}-{i.name}" for i in IDIOMS])
+def test_an_honest_idiom_keeps_full_marks_unflagged(graded, idiom):
+    assert graded["results"][(idiom.name, idiom.lesson)] == "ok"
+    scores = graded["table"][(idiom.lesson, idiom.name)]
+    expected = graded["points"][idiom.lesson]
+    assert scores == expected, (idiom.what, {k: (expected[k], scores.get(k)) for k in expected if scores.get(k) != expected[k]})
+    assert not [f.detail for f in graded["flags"] if (f.assignment, f.student) == (idiom.lesson, idiom.name)], idiom.what
+    assert graded["manual"][(idiom.lesson, idiom.name)] is False
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
