@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder import commands, stock
+from autograder import commands, settings, stock
 from autograder.cluster import ClusterError
 
 
@@ -15,6 +15,15 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # noqa: D401 (argparse API)
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+class _HelpConfig(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(settings.help_text())
+        parser.exit(0)
 
 
 def _course_dir(value: str) -> Path:
@@ -30,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Build, release, grade and report on the PyTorch tensors course (run from the course directory).",
     )
     parser.add_argument("--course-dir", type=_course_dir, default=None, help="the course directory (default: the current one)")
+    parser.add_argument("--help-config", action=_HelpConfig, help="list every c.Autograder.* setting of nbgrader_config.py, "
+                                                                  "with its default and what it does, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
 
     p = sub.add_parser("build", help="turn lessons/<id>.py into the nbgrader source notebooks in source/",
@@ -121,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         return commands.run(args.command, course_dir, args)
     except commands.UsageError as exc:
         parser.error(str(exc))
+    except settings.SettingsError as exc:
+        print(f"autograder: error in {course_dir / 'nbgrader_config.py'}: {exc}", file=sys.stderr)
+        return 2
     except ClusterError as exc:
         print(f"autograder: error: {exc}", file=sys.stderr)
         return 1

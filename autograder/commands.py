@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import authoring, bundle, config, gradebook, leaks, limits as limits_mod, report, samples, stock
+from autograder import authoring, bundle, gradebook, leaks, limits as limits_mod, report, samples, settings, stock
 from autograder import items as item_rules
 
 
@@ -142,7 +142,7 @@ def speed_summary(stats: dict, *, slowest: int = 3) -> str:
 
 def cluster_address(course_dir: Path, given: str | None = None) -> str | None:
     """The Dask scheduler to grade on: the one given, else `c.Autograder.cluster`, else None (this machine)."""
-    address = given or config.section(course_dir, "Autograder").get("cluster")
+    address = given or settings.read(course_dir).cluster
     return str(address) if address else None
 
 

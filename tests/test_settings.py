@@ -1,0 +1,60 @@
+"""The grader's settings: declared once, each with help, read from nbgrader_config.py with one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import fields
+
+import pytest
+
+from autograder import limits, settings
+from autograder.sandbox import Limits
+from tests.conftest import ROOT
+
+
+def course(tmp_path, lines: str):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n" + lines + "\n")
+    return tmp_path
+
+
+def test_every_setting_has_help_and_the_limits_defaults():
+    traits = settings.Autograder.class_traits()
+    assert set(settings.names()) >= {"cell_timeout", "memory_limit_mb", "sandbox_environment", "cluster"}
+    assert all(len(traits[key].help) > 20 for key in settings.names())
+    assert settings.limits(settings.Autograder()) == Limits()
+    set_by = {traits[key].metadata["limit"] for key in settings.names() if traits[key].metadata.get("limit")}
+    assert set_by == {f.name for f in fields(Limits)}, "every limit has exactly one setting"
+
+
+def test_help_config_lists_every_setting_with_its_default():
+    done = subprocess.run([sys.executable, "-m", "autograder", "--help-config"], capture_output=True, text=True, cwd=ROOT, check=True)
+    for key in settings.names():
+        default = settings.Autograder.class_traits()[key].default()
+        assert f"c.Autograder.{key} = {default!r}" in done.stdout, key
+    assert "--help-config" in subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True,
+                                             cwd=ROOT, check=True).stdout
+
+
+def test_values_reach_the_limits_in_any_numeric_form(tmp_path):
+    root = course(tmp_path, 'c.Autograder.cell_timeout = 5\nc.Autograder.memory_limit_mb = 2048.0\nc.Autograder.max_feedback_mb = "7"\n'
+                            'c.Autograder.sandbox_environment = ["MY_VAR"]\nc.Autograder.cluster = "tls://s:8786"')
+    found = limits.read_limits(root)
+    assert (found.cell_timeout, found.memory_mb, found.feedback_mb, found.output_kb) == (5.0, 2048, 7, Limits.output_kb)
+    assert limits.read_environment(root) == ("MY_VAR",)
+    assert settings.read(root).cluster == "tls://s:8786"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("c.Autograder.cell_timout = 5", "c.Autograder.cell_timout is not a setting (did you mean cell_timeout?)"),
+    ('c.Autograder.cell_timeout = "soon"', "c.Autograder.cell_timeout must be a number, got 'soon'"),
+    ("c.Autograder.max_processes = 0", "c.Autograder.max_processes must be positive, got 0"),
+    ('c.Autograder.sandbox_environment = ["NOT A NAME"]', "must be a list of variable names"),
+])
+def test_a_setting_the_grader_cannot_take_is_one_line(tmp_path, line, message):
+    root = course(tmp_path, line)
+    with pytest.raises(settings.SettingsError) as refused:
+        settings.read(root)
+    assert message in str(refused.value)
+    done = subprocess.run([sys.executable, "-m", "autograder", "--course-dir", str(root), "grade"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
