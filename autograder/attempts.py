@@ -51,6 +51,33 @@ def record(course_dir: Path, *, submission_id: int, assignment: str, student: st
     return [(r[0], dt.datetime.fromisoformat(r[1])) for r in rows]
 
 
+def of_student(course_dir: Path, *, assignment: str, student: str) -> dict[str, dict[str, tuple[int, int | None]]]:
+    """{notebook: {grade_id: (graded attempts, the attempt that first had full points or None)}} of one student."""
+    if not (Path(course_dir) / FILE).is_file():
+        return {}
+    db = _open(course_dir)
+    try:
+        rows = db.execute("SELECT notebook, item, score, max_score FROM attempts WHERE assignment = ? AND student = ? "
+                          "ORDER BY received_at, submission_id", (assignment, student)).fetchall()
+    finally:
+        db.close()
+    out: dict[str, dict[str, tuple[int, int | None]]] = {}
+    for notebook, item, score, maximum in rows:
+        tries, first = out.setdefault(notebook, {}).get(item, (0, None))
+        tries += 1
+        if first is None and maximum > 0 and score >= maximum:
+            first = tries
+        out[notebook][item] = (tries, first)
+    return out
+
+
+def note(tries: int, first: int | None) -> str:
+    """What formgrader shows beside an answer about its attempts on receipt."""
+    plural = "s" if tries != 1 else ""
+    reached = f"full points first at attempt {first}" if first else "never full points"
+    return f"Graded on receipt: {tries} graded attempt{plural}, {reached}."
+
+
 def told_quiz_verdicts(course_dir: Path, *, submission_id: int, assignment: str, student: str, verdicts: dict[str, bool],
                        limit: int) -> set[str]:
     """Which quizzes of one graded attempt ({item: right}) the student is told the verdict of. A quiz once told

@@ -204,12 +204,14 @@ def summary_of(result: dict) -> dict:
     return summarise(result["notebook_json"], flagged_items(result.get("tampering", [])))
 
 
-def summarise(nb, flagged: dict[str, str] | None = None) -> dict:
+def summarise(nb, flagged: dict[str, str] | None = None, notes: dict[str, str] | None = None) -> dict:
     """What nbgrader's autograde records for an autograded notebook (JSON text, a dict or nbformat's
     node), by cell name: {"grades": {name: (auto_score, needs_manual_grade or None)}, "comments":
     {name: auto_comment}}. A needs_manual_grade of None is nbgrader's rule (a manual score, or no
     automatic one). `flagged` maps an item to what the grader detected there: that item's test
-    cell scores zero and needs manual grading, and its answer cell's comment says why."""
+    cell scores zero and needs manual grading, and its answer cell's comment says why. `notes` maps
+    an item to a line its answer cell's comment says when nothing else is to be said (how many
+    attempts grading on receipt took), which formgrader shows beside the answer."""
     import json
 
     import nbformat
@@ -218,6 +220,7 @@ def summarise(nb, flagged: dict[str, str] | None = None) -> dict:
     cells = json.loads(nb)["cells"] if isinstance(nb, str) else nb["cells"]
     ours = nbformat.from_dict({"cells": [_rule_view(c) for c in cells if c.get("metadata", {}).get("nbgrader")]})
     flagged = flagged or {}
+    notes = notes or {}
     grades: dict[str, tuple] = {}
     comments: dict[str, str | None] = {}
     for cell in ours.cells:
@@ -234,7 +237,7 @@ def summarise(nb, flagged: dict[str, str] | None = None) -> dict:
             elif meta.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
                 comments[grade_id] = "No response."
             else:
-                comments[grade_id] = None
+                comments[grade_id] = notes.get(item)
     return {"grades": grades, "comments": comments}
 
 
@@ -297,11 +300,11 @@ class Writer:
             self.engine = None
 
     def save_autograde(self, assignment: str, student: str, notebooks: dict, *, timestamp=None,
-                       tampering: dict[str, dict[str, str]] | None = None) -> None:
+                       tampering: dict[str, dict[str, str]] | None = None, notes: dict[str, dict[str, str]] | None = None) -> None:
         """Record one graded submission; `notebooks` maps a notebook's name to its autograded
         notebook, or None when it was not handed in; `tampering` maps a notebook to {item: what
-        was detected}."""
-        summaries = {name: None if nb is None else summarise(nb, (tampering or {}).get(name))
+        was detected}, `notes` to {item: a line for its answer cell's comment}."""
+        summaries = {name: None if nb is None else summarise(nb, (tampering or {}).get(name), (notes or {}).get(name))
                      for name, nb in notebooks.items()}
         self.write([Graded(assignment, student, summaries, timestamp)])
 
@@ -325,10 +328,10 @@ class Writer:
 
 
 def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None,
-                   tampering: dict[str, dict[str, str]] | None = None) -> None:
+                   tampering: dict[str, dict[str, str]] | None = None, notes: dict[str, dict[str, str]] | None = None) -> None:
     """`Writer.save_autograde` with a gradebook opened for this one submission."""
     with Writer(course_dir) as writer:
-        writer.save_autograde(assignment, student, notebooks, timestamp=timestamp, tampering=tampering)
+        writer.save_autograde(assignment, student, notebooks, timestamp=timestamp, tampering=tampering, notes=notes)
 
 
 def _tables():

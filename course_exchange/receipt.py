@@ -9,7 +9,8 @@ per attempt), so the instructor's submitted/ and autograded/ are left alone. Wha
 gradebook gets is the attempt that counts under the assignment's policy (`policy.pick`: by default
 the last graded attempt before the student's deadline), with its receipt time; every graded attempt's
 scores per item are kept in `.autograder/attempts.sqlite` (`autograder.attempts`, which
-`autograder report` reads).
+`autograder report` reads), and the answer cells of the attempt that counts say, in their comment
+that formgrader shows, how many attempts each item took.
 
     python -m course_exchange.receipt --course-dir COURSE [--workers N] [--batch N]
 """
@@ -187,7 +188,7 @@ class Grader:
 
     def record(self, graded: Graded) -> bool:
         """Keep a graded attempt's scores; put it in the instructor's gradebook when it is the attempt that counts (True then)."""
-        from autograder import attempts, gradebook
+        from autograder import attempts, gradebook, items
         from nbgrader.utils import parse_utc
 
         a = graded.attempt
@@ -198,7 +199,11 @@ class Grader:
         index, _ = policy.pick(a.rules, a.student, [when for _, when in graded_ones])
         if graded_ones[index][0] != a.id:
             return False
-        gradebook.save_autograde(self.course_dir, a.assignment, a.student, graded.notebooks, timestamp=parse_utc(stamp(a.received_at)))
+        tries = attempts.of_student(self.course_dir, assignment=a.assignment, student=a.student)
+        notes = {name: {items.item_of(grade_id): attempts.note(*counted) for grade_id, counted in by_item.items()}
+                 for name, by_item in tries.items()}
+        gradebook.save_autograde(self.course_dir, a.assignment, a.student, graded.notebooks, timestamp=parse_utc(stamp(a.received_at)),
+                                 notes=notes)
         return True
 
 

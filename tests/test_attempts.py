@@ -49,3 +49,15 @@ def test_a_withheld_quiz_shows_no_verdict_and_no_points():
     assert "verdict withheld" in row and "1 earlier attempt already" in row
     assert feedback.WRONG not in row and feedback.RIGHT not in row and "/ 2" not in row
     assert "Score of the checks shown: 1 / 1" in page
+
+
+def test_one_students_tries_per_item_and_the_note_formgrader_shows(tmp_path):
+    for submission, (rank, quiz) in enumerate([(0.0, 0.0), (1.0, 0.0), (1.0, 0.0)], start=1):
+        attempts.record(tmp_path, submission_id=submission, assignment="a", student="ada", attempt=submission,
+                        received_at=T0 + dt.timedelta(minutes=submission), scores={"nb": {"test_rank": (rank, 1.0), "test_quiz": (quiz, 2.0)}})
+    attempts.record(tmp_path, submission_id=9, assignment="a", student="ben", attempt=1, received_at=T0, scores={"nb": {"test_rank": (1.0, 1.0)}})
+    found = attempts.of_student(tmp_path, assignment="a", student="ada")
+    assert found == {"nb": {"test_rank": (3, 2), "test_quiz": (3, None)}}
+    assert attempts.note(*found["nb"]["test_rank"]) == "Graded on receipt: 3 graded attempts, full points first at attempt 2."
+    assert attempts.note(1, None) == "Graded on receipt: 1 graded attempt, never full points."
+    assert attempts.of_student(tmp_path / "elsewhere", assignment="a", student="ada") == {}

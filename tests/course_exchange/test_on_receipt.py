@@ -115,6 +115,9 @@ def test_a_student_reads_what_failed_fixes_it_and_gets_full_marks_alone(receipt,
     from nbgrader.api import Gradebook
     with Gradebook(gradebook.db_url(course.root)) as gb:
         stamp = gb.find_submission(LESSON, "ada").timestamp
+        # What formgrader shows beside each answer: how many graded attempts the item took.
+        said = gb.find_comment("tensor_rank", LESSON, LESSON, "ada").auto_comment
+    assert said == "Graded on receipt: 2 graded attempts, full points first at attempt 2.", said
     assert abs((stamp.replace(tzinfo=None) - parse_time(second["received_at"]).replace(tzinfo=None)).total_seconds()) < 1e-3
 
     # Attempts per item: every item took Ada two graded attempts, which the class report shows.
