@@ -162,6 +162,48 @@ WRITTEN = [
           {"evaluate": EVALUATE.format(decorator="", context="torch.inference_mode()")}),
     Idiom("idiom-helpers", "07_training", "a helper class and a helper function",
           {"train_one_epoch": ONE_EPOCH}),
+    Idiom("idiom-recursion", "01_tensors", "a recursive helper over the shape",
+          {"tensor_rank": '''def count_sizes(sizes):
+    return 0 if not sizes else 1 + count_sizes(sizes[1:])
+
+
+def tensor_rank(t):
+    """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
+    return count_sizes(tuple(t.shape))
+'''}),
+    Idiom("idiom-lru-cache", "01_tensors", "functools.lru_cache on a helper",
+          {"describe": '''import functools
+
+
+@functools.lru_cache(maxsize=None)
+def dtype_name(dtype):
+    return str(dtype).removeprefix("torch.")
+
+
+def describe(t):
+    """A dict with exactly the keys "shape", "dtype", "device" and "requires_grad"."""
+    return {"shape": tuple(t.shape), "dtype": dtype_name(t.dtype), "device": str(t.device), "requires_grad": t.requires_grad}
+'''}),
+    Idiom("idiom-comprehension", "08_indexing", "comprehensions and a generator expression",
+          {"confusion_matrix": '''import torch
+
+
+def confusion_matrix(predicted, labels, num_classes):
+    """(C, C) int64 counts: entry [t, p] is the number of examples with label t and prediction p."""
+    pairs = labels * num_classes + predicted
+    counts = torch.bincount(pairs, minlength=num_classes * num_classes)
+    rows = [counts[t * num_classes:(t + 1) * num_classes] for t in range(num_classes)]
+    assert sum(int(r.sum()) for r in rows) == len(labels)
+    return torch.stack(rows) if rows else counts.reshape(0, 0)
+'''}),
+    Idiom("idiom-lazy-import", "08_indexing", "torch.nn.functional imported inside the function",
+          {"select_by_label": '''def select_by_label(scores, labels):
+    """(N,) tensor whose entry i is scores[i, labels[i]]."""
+    import torch.nn.functional as F
+
+    picked = F.one_hot(labels, scores.shape[1]).bool()
+    return scores[picked]
+'''}),
 ]
 
 
