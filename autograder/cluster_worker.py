@@ -179,8 +179,9 @@ class PoolPlugin(WorkerPlugin):
 
 
 def grade_on_worker(text: str) -> str:
-    """The Dask task: grade its jobs (a JSON array of jobs) in this worker's pool, one after another; their results as one JSON array text, in the same order. A refusal ends the task with the
-    refusal alone (the coordinator stops the run). Never raises."""
+    """The Dask task: grade its jobs (a JSON array of jobs) in this worker's pool, one after another; their
+    results as one JSON array text, in the same order. A refusal ends the task (the coordinator stops the
+    run). Never raises."""
     name = "?"
     try:
         from distributed import get_worker

@@ -39,7 +39,7 @@ class Policy:
     late: str = "accept"
     pick: str = "last_before_deadline"
     # Grading on receipt: off when `on_receipt` is False; `attempts` graded attempts per student (0: no limit);
-    # `quiz_attempts` different answers to each quiz whose verdict a student is told (0: no limit of its own).
+    # `quiz_attempts` graded attempts that may tell a student a quiz is not right (0: no limit of its own).
     on_receipt: bool = False
     attempts: int = 0
     quiz_attempts: int = 0

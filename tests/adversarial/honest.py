@@ -2,7 +2,7 @@
 warning, a log line, a figure, a helper, a decorator). Graded beside the forgeries, each must keep full
 marks and never be flagged: the grader's watch over probed calls must not mistake them for tampering.
 
-Each idiom is the instructor's solution with some answer cells replaced. The hand-written ones are on
+Each idiom is the instructor's solution with some answer cells replaced or edited. The hand-written ones are on
 lesson 07, whose probes watch the most (threads, time, gradients); the wrapped ones put every function
 answer of every lesson behind an honest helper (`functools.wraps` with logging, or a plain wrapper
 that warns and prints), so every probe of the course sees one.
@@ -17,50 +17,6 @@ from pathlib import Path
 import nbformat
 
 from autograder import samples
-
-TRAIN = '''import torch
-from torch import nn
-{imports}
-
-def train_classifier(images, labels, device=None):
-    """A small model trained on (images, labels) on `device`; returns the trained nn.Module."""
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    device = torch.device(device)
-    num_classes = int(labels.max()) + 1
-    model = nn.Sequential(nn.Flatten(), nn.Linear(images[0].numel(), num_classes)).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    loss_fn = nn.CrossEntropyLoss()
-    images, labels = images.to(device), labels.to(device)
-    shuffler = torch.Generator().manual_seed(0)
-    for epoch in {epochs}:
-        order = torch.randperm(len(labels), generator=shuffler).to(device)
-        for start in range(0, len(labels), 64):
-            batch = order[start:start + 64]
-            optimizer.zero_grad()
-            loss = loss_fn(model(images[batch]), labels[batch])
-            loss.backward()
-            optimizer.step()
-        {report}
-    {finish}return model
-'''
-
-EVALUATE = '''import contextlib
-
-import torch
-
-
-{decorator}def evaluate(model, images, labels):
-    """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
-    was_training = model.training
-    model.eval()
-    try:
-        with {context}:
-            predicted = model(images).argmax(dim=1)
-    finally:
-        model.train(was_training)
-    return (predicted == labels).float().mean().item()
-'''
 
 ONE_EPOCH = '''class RunningMean:
     """The mean of the values added so far."""
@@ -127,39 +83,56 @@ class Idiom:
     name: str
     lesson: str
     what: str
-    answers: dict[str, str] = field(default_factory=dict)  # item -> its answer cell
+    answers: dict[str, str] = field(default_factory=dict)  # item -> its whole answer cell
+    edits: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # item -> (old, new) in the instructor's answer
 
     def notebook(self, source: nbformat.NotebookNode, release: nbformat.NotebookNode) -> nbformat.NotebookNode:
         nb = samples.answered(source, release, keep=None)
         for item, code in self.answers.items():
             nb = samples.with_answer(nb, item, code)
+        for item, changes in self.edits.items():
+            code = next(c.source for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == item)
+            for old, new in changes:
+                if old not in code:
+                    raise ValueError(f"{self.name}: the instructor's answer to {item} no longer holds {old!r}")
+                code = code.replace(old, new, 1)
+            nb = samples.with_answer(nb, item, code)
         return nb
 
 
-def _train(imports: str = "", epochs: str = "range(10)", report: str = "pass", finish: str = "") -> str:
-    return TRAIN.format(imports=imports, epochs=epochs, report=report, finish=finish)
+LOOP = "    for epoch in range(10):\n"
+END = "            optimizer.step()\n    return model"
+
+
+def _train(imports: str = "", epochs: str = "range(10)", report: str = "", finish: str = "") -> dict:
+    """Edits of the instructor's train_classifier: lines on top, another epoch loop, a line after each epoch
+    and before the return."""
+    changes = [("import torch\n", f"{imports}\nimport torch\n" if imports else "import torch\n"),
+               (LOOP, f"    for epoch in {epochs}:\n"),
+               (END, "            optimizer.step()\n" + (f"        {report}\n" if report else "") + f"    {finish}return model")]
+    return {"train_classifier": tuple(changes)}
 
 
 WRITTEN = [
     Idiom("idiom-tqdm", "07_training", "a tqdm progress bar over the epochs",
-          {"train_classifier": _train("from tqdm import tqdm", "tqdm(range(10), desc='epochs')")}),
+          edits=_train("from tqdm import tqdm", "tqdm(range(10), desc='epochs')")),
     Idiom("idiom-tqdm-auto", "07_training", "tqdm.auto's bar, as notebooks use it",
-          {"train_classifier": _train("from tqdm.auto import tqdm", "tqdm(range(10))")}),
+          edits=_train("from tqdm.auto import tqdm", "tqdm(range(10))")),
     Idiom("idiom-tqdm-notebook", "07_training", "tqdm.notebook's bar",
-          {"train_classifier": _train("from tqdm.notebook import tqdm", "tqdm(range(10), leave=False)")}),
+          edits=_train("from tqdm.notebook import tqdm", "tqdm(range(10), leave=False)")),
     Idiom("idiom-warn", "07_training", "warnings.warn once an epoch",
-          {"train_classifier": _train("import warnings", report="warnings.warn(f'epoch {epoch} done')")}),
+          edits=_train("import warnings", report="warnings.warn(f'epoch {epoch} done')")),
     Idiom("idiom-logging", "07_training", "a log line an epoch",
-          {"train_classifier": _train("import logging\nlog = logging.getLogger('training')",
-                                      report="log.warning('epoch %d: loss %.3f', epoch, loss.item())")}),
+          edits=_train("import logging\nlog = logging.getLogger('training')", report="log.warning('epoch %d: loss %.3f', epoch, loss.item())")),
     Idiom("idiom-print", "07_training", "printing the loss an epoch",
-          {"train_classifier": _train(report="print(f'epoch {epoch}: loss {loss.item():.3f}')")}),
+          edits=_train(report="print(f'epoch {epoch}: loss {loss.item():.3f}')")),
     Idiom("idiom-matplotlib", "07_training", "a matplotlib figure drawn in the answer",
-          {"train_classifier": _train("import matplotlib.pyplot as plt", finish="plt.plot([1, 2, 3])\n    plt.close('all')\n    ")}),
+          edits=_train("import matplotlib.pyplot as plt", finish="plt.plot([1, 2, 3])\n    plt.close('all')\n    ")),
     Idiom("idiom-no-grad-decorator", "07_training", "torch.no_grad as a decorator",
-          {"evaluate": EVALUATE.format(decorator="@torch.no_grad()\n", context="contextlib.nullcontext()")}),
+          edits={"evaluate": (("def evaluate(", "import contextlib\n\n\n@torch.no_grad()\ndef evaluate("),
+                              ("with torch.no_grad():", "with contextlib.nullcontext():"))}),
     Idiom("idiom-inference-mode", "07_training", "torch.inference_mode instead of no_grad",
-          {"evaluate": EVALUATE.format(decorator="", context="torch.inference_mode()")}),
+          edits={"evaluate": (("with torch.no_grad():", "with torch.inference_mode():"),)}),
     Idiom("idiom-helpers", "07_training", "a helper class and a helper function",
           {"train_one_epoch": ONE_EPOCH}),
     Idiom("idiom-recursion", "01_tensors", "a recursive helper over the shape",
