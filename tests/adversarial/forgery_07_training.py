@@ -99,6 +99,19 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
+        # The grader turns tqdm's monitor thread off so that honest bars are not flagged; turning it back on
+        # to have a thread beside the probed call is still a thread, and is reported.
+        "classifier_turns_the_tqdm_monitor_back_on", "07_training", "train_classifier", "thread", "function body",
+        "import torch\nimport tqdm\nfrom torch import nn\n\n\n"
+        "def train_classifier(images, labels, device=None):\n"
+        "    tqdm.tqdm.monitor_interval = 10\n"
+        "    model = nn.Sequential(nn.Flatten(), nn.Linear(images[0].numel(), int(labels.max()) + 1))\n"
+        "    for _ in tqdm.tqdm(range(3)):\n"
+        "        pass\n"
+        "    return model\n",
+        detected=True,
+    ),
+    Forgery(
         "epoch_profiles_the_probe", "07_training", "train_one_epoch", "profile hook", "function body",
         EPOCH_IN_EVAL_MODE.format(body="    import sys\n    sys.setprofile(lambda frame, event, arg: None)\n", after=""),
         detected=True,
