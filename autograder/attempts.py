@@ -32,8 +32,16 @@ def _open(course_dir: Path) -> sqlite3.Connection:
     return db
 
 
-def record(course_dir: Path, *, submission_id: int, assignment: str, student: str, attempt: int | None, received_at: dt.datetime,
-           scores: dict[str, dict[str, tuple[float, float]]]) -> list[tuple[int, dt.datetime]]:
+def record(
+    course_dir: Path,
+    *,
+    submission_id: int,
+    assignment: str,
+    student: str,
+    attempt: int | None,
+    received_at: dt.datetime,
+    scores: dict[str, dict[str, tuple[float, float]]],
+) -> list[tuple[int, dt.datetime]]:
     """Keep one graded attempt's scores ({notebook: {grade_id: (score, max)}}); returns the student's graded
     attempts of the assignment as (submission id, receipt time), oldest first."""
     graded_at = dt.datetime.now(dt.timezone.utc).isoformat()
@@ -42,10 +50,26 @@ def record(course_dir: Path, *, submission_id: int, assignment: str, student: st
         with db:
             for notebook, items in scores.items():
                 for item, (score, maximum) in items.items():
-                    db.execute("INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               (submission_id, assignment, student, attempt, received_at.isoformat(), graded_at, notebook, item, score, maximum))
-        rows = db.execute("SELECT DISTINCT submission_id, received_at FROM attempts WHERE assignment = ? AND student = ? "
-                          "ORDER BY received_at, submission_id", (assignment, student)).fetchall()
+                    db.execute(
+                        "INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            submission_id,
+                            assignment,
+                            student,
+                            attempt,
+                            received_at.isoformat(),
+                            graded_at,
+                            notebook,
+                            item,
+                            score,
+                            maximum,
+                        ),
+                    )
+        rows = db.execute(
+            "SELECT DISTINCT submission_id, received_at FROM attempts WHERE assignment = ? AND student = ? "
+            "ORDER BY received_at, submission_id",
+            (assignment, student),
+        ).fetchall()
     finally:
         db.close()
     return [(r[0], dt.datetime.fromisoformat(r[1])) for r in rows]
@@ -57,8 +81,11 @@ def of_student(course_dir: Path, *, assignment: str, student: str) -> dict[str, 
         return {}
     db = _open(course_dir)
     try:
-        rows = db.execute("SELECT notebook, item, score, max_score FROM attempts WHERE assignment = ? AND student = ? "
-                          "ORDER BY received_at, submission_id", (assignment, student)).fetchall()
+        rows = db.execute(
+            "SELECT notebook, item, score, max_score FROM attempts WHERE assignment = ? AND student = ? "
+            "ORDER BY received_at, submission_id",
+            (assignment, student),
+        ).fetchall()
     finally:
         db.close()
     out: dict[str, dict[str, tuple[int, int | None]]] = {}
@@ -78,8 +105,9 @@ def note(tries: int, first: int | None) -> str:
     return f"Graded on receipt: {tries} graded attempt{plural}, {reached}."
 
 
-def told_quiz_verdicts(course_dir: Path, *, submission_id: int, assignment: str, student: str, verdicts: dict[str, bool],
-                       limit: int) -> set[str]:
+def told_quiz_verdicts(
+    course_dir: Path, *, submission_id: int, assignment: str, student: str, verdicts: dict[str, bool], limit: int
+) -> set[str]:
     """Which quizzes of one graded attempt ({item: right}) the student is told the verdict of. A quiz once told
     right is always told; otherwise only while fewer than `limit` (0: no limit) earlier attempts told it was not
     right. The count rests on the grader's own verdicts, so nothing in a notebook can reset it; the told ones
@@ -89,13 +117,21 @@ def told_quiz_verdicts(course_dir: Path, *, submission_id: int, assignment: str,
     try:
         with db:
             for item, right in sorted(verdicts.items()):
-                earlier = db.execute("SELECT right FROM quiz_verdicts_told WHERE assignment = ? AND student = ? AND item = ? "
-                                     "AND submission_id != ?", (assignment, student, item, submission_id)).fetchall()
-                again = db.execute("SELECT 1 FROM quiz_verdicts_told WHERE assignment = ? AND student = ? AND item = ? AND submission_id = ?",
-                                   (assignment, student, item, submission_id)).fetchone()
+                earlier = db.execute(
+                    "SELECT right FROM quiz_verdicts_told WHERE assignment = ? AND student = ? AND item = ? "
+                    "AND submission_id != ?",
+                    (assignment, student, item, submission_id),
+                ).fetchall()
+                again = db.execute(
+                    "SELECT 1 FROM quiz_verdicts_told WHERE assignment = ? AND student = ? AND item = ? AND submission_id = ?",
+                    (assignment, student, item, submission_id),
+                ).fetchone()
                 wrong_told = sum(1 for (was_right,) in earlier if not was_right)
                 if again or any(was_right for (was_right,) in earlier) or not limit or wrong_told < limit:
-                    db.execute("INSERT OR IGNORE INTO quiz_verdicts_told VALUES (?, ?, ?, ?, ?)", (assignment, student, item, submission_id, int(right)))
+                    db.execute(
+                        "INSERT OR IGNORE INTO quiz_verdicts_told VALUES (?, ?, ?, ?, ?)",
+                        (assignment, student, item, submission_id, int(right)),
+                    )
                     told.add(item)
     finally:
         db.close()
@@ -109,7 +145,9 @@ def per_item(course_dir: Path, *, assignments: list[str] | None = None) -> dict[
         return {}
     db = _open(course_dir)
     try:
-        rows = db.execute("SELECT assignment, item, student, score, max_score FROM attempts ORDER BY submission_id").fetchall()
+        rows = db.execute(
+            "SELECT assignment, item, student, score, max_score FROM attempts ORDER BY submission_id"
+        ).fetchall()
     finally:
         db.close()
     seen: dict[tuple[str, str], dict[str, list[bool]]] = {}
@@ -119,6 +157,10 @@ def per_item(course_dir: Path, *, assignments: list[str] | None = None) -> dict[
     out = {}
     for key, by_student in sorted(seen.items()):
         needed = [marks.index(True) + 1 for marks in by_student.values() if True in marks]
-        out[key] = {"students": len(by_student), "attempts": sum(len(m) for m in by_student.values()),
-                    "mean_to_full": sum(needed) / len(needed) if needed else 0.0, "never_full": len(by_student) - len(needed)}
+        out[key] = {
+            "students": len(by_student),
+            "attempts": sum(len(m) for m in by_student.values()),
+            "mean_to_full": sum(needed) / len(needed) if needed else 0.0,
+            "never_full": len(by_student) - len(needed),
+        }
     return out

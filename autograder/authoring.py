@@ -51,7 +51,9 @@ def parse_lesson(text: str, *, name: str = "<lesson>") -> list[Cell]:
                 current = Cell("markdown", line_no=number)
             elif m := ANSWER.match(rest):
                 if m.group("quiz") is not None and m.group("quiz") not in QUIZ_KINDS:
-                    raise LessonSyntaxError(f"{name}:{number}: quiz= takes one of {', '.join(QUIZ_KINDS)}, not {m.group('quiz')!r}")
+                    raise LessonSyntaxError(
+                        f"{name}:{number}: quiz= takes one of {', '.join(QUIZ_KINDS)}, not {m.group('quiz')!r}"
+                    )
                 current = Cell("answer", item=m.group("item"), line_no=number, quiz=m.group("quiz"))
             elif m := TEST.match(rest):
                 current = Cell("test", item=m.group("item"), points=float(m.group("points")), line_no=number)

@@ -29,8 +29,13 @@ BUNDLE_NAME = "student-bundle"
 PACKAGE_DIR = "course-package"
 PACKAGE_NAME = "pytorch-tensors-course"
 PINNED = ("torch", "numpy", "matplotlib", "jupyterlab", "ipykernel")
-FALLBACK_PINS = {"torch": "torch==2.13.0", "numpy": "numpy", "matplotlib": "matplotlib", "jupyterlab": "jupyterlab",
-                 "ipykernel": "ipykernel"}
+FALLBACK_PINS = {
+    "torch": "torch==2.13.0",
+    "numpy": "numpy",
+    "matplotlib": "matplotlib",
+    "jupyterlab": "jupyterlab",
+    "ipykernel": "ipykernel",
+}
 STUDENT_CONFIG_FILES = ("jupyter_server_config.json", "labconfig/page_config.json")
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 

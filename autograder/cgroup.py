@@ -164,4 +164,3 @@ def available() -> bool:
         return groups.create("probe", 64) is not None
     finally:
         groups.close()
-

@@ -52,14 +52,21 @@ def check_address(address: str, *, allow_insecure: bool = False):
             except ImportError:
                 raise ClusterError(f"{address} is a Dask Gateway address: install dask-gateway to reach it") from None
         security = Security()
-        unset = [name for name, value in (("distributed.comm.tls.ca-file", security.tls_ca_file),
-                                          ("distributed.comm.tls.client.cert", security.tls_client_cert)) if not value]
+        unset = [
+            name
+            for name, value in (
+                ("distributed.comm.tls.ca-file", security.tls_ca_file),
+                ("distributed.comm.tls.client.cert", security.tls_client_cert),
+            )
+            if not value
+        ]
         if unset:
             raise ClusterError(
                 f"no TLS certificate to reach {address} with: set {' and '.join(unset)} (and "
                 "distributed.comm.tls.client.key) in Dask's configuration, or the environment variables "
                 "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and "
-                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY")
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"
+            )
         return security
     if scheme in INSECURE_SCHEMES:
         if not allow_insecure:
@@ -67,7 +74,8 @@ def check_address(address: str, *, allow_insecure: bool = False):
                 f"refusing the unencrypted address {address}: Dask's messages are pickles, so whoever can reach an "
                 "unauthenticated scheduler runs code on the workers, beside the hidden tests. Use a tls:// address with "
                 "certificates (Dask's distributed.comm.tls.* settings), or pass --allow-insecure-cluster on a network "
-                "only you can reach")
+                "only you can reach"
+            )
         return Security()
     raise ClusterError(f"{address}: not a Dask scheduler address (expected tls://HOST:PORT)")
 
@@ -91,12 +99,16 @@ class Cluster:
 
         security = check_address(address, allow_insecure=allow_insecure)
         if _scheme(address) not in SECURE_SCHEMES:
-            print(f"WARNING: grading over the unencrypted address {address} (--allow-insecure-cluster)", file=sys.stderr)
+            print(
+                f"WARNING: grading over the unencrypted address {address} (--allow-insecure-cluster)", file=sys.stderr
+            )
         self.address = address
         try:
             self.client = Client(address, security=security, timeout=timeout, set_as_default=False)
         except Exception as exc:
-            raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}: {exc}") from None
+            raise ClusterError(
+                f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}: {exc}"
+            ) from None
         try:
             self.client.register_plugin(PoolPlugin(), name=PLUGIN_NAME)
         except Exception as exc:
@@ -150,22 +162,30 @@ class Cluster:
         while True:
             size = self.window()
             room = size - in_flight
-            if (alone or not exhausted) and room > 0 and (room >= size // 4 or not flying or alone):  # a batch at a time, not a job
+            if (
+                (alone or not exhausted) and room > 0 and (room >= size // 4 or not flying or alone)
+            ):  # a batch at a time, not a job
                 chunks = [[job] for job in alone[:room]]
-                del alone[:len(chunks)]
+                del alone[: len(chunks)]
                 room -= len(chunks)
-                batch = list(itertools.islice(source, room)) if room > 0 and not exhausted else []  # reading jobs: the engine's work
+                batch = (
+                    list(itertools.islice(source, room)) if room > 0 and not exhausted else []
+                )  # reading jobs: the engine's work
                 exhausted = exhausted or len(batch) < room
                 t0 = time.perf_counter()
                 pairs = [({k: job[k] for k in IDENT}, self._text(job)) for job in batch]
                 step = self.chunk(len(pairs))
-                chunks += [pairs[i:i + step] for i in range(0, len(pairs), step)]
+                chunks += [pairs[i : i + step] for i in range(0, len(pairs), step)]
                 if chunks:
                     tasks = ["[" + ",".join(text for _, text in chunk) + "]" for chunk in chunks]
                     self.bytes_moved = (self.bytes_moved[0] + sum(map(len, tasks)), self.bytes_moved[1])
                     try:
-                        futures = self.client.map(grade_on_worker, tasks, key=[_task_key([ident for ident, _ in chunk]) for chunk in chunks],
-                                                  pure=False)
+                        futures = self.client.map(
+                            grade_on_worker,
+                            tasks,
+                            key=[_task_key([ident for ident, _ in chunk]) for chunk in chunks],
+                            pure=False,
+                        )
                     except Exception as exc:
                         raise self._lost(exc) from None
                     for future, chunk in zip(futures, chunks):
@@ -189,7 +209,10 @@ class Cluster:
                 texts = dict(zip(ready, self.client.gather(ready))) if ready else {}
             except Exception as exc:
                 raise self._lost(exc) from None
-            self.bytes_moved = (self.bytes_moved[0], self.bytes_moved[1] + sum(len(t) for t in texts.values() if isinstance(t, str)))
+            self.bytes_moved = (
+                self.bytes_moved[0],
+                self.bytes_moved[1] + sum(len(t) for t in texts.values() if isinstance(t, str)),
+            )
             answers = []
             for future in finished:
                 chunk = flying.pop(future)
@@ -221,7 +244,8 @@ class Cluster:
         return ClusterLost(
             f"lost the Dask scheduler at {self.address} in the middle of the run (was it restarted?){why}. "
             "Every notebook graded so far is recorded; run the same `autograder grade` again, once the scheduler "
-            "and its workers are back, to grade the rest.")
+            "and its workers are back, to grade the rest."
+        )
 
     def _check_workers(self) -> None:
         if self.client.status not in ("running", "connecting"):
@@ -243,8 +267,10 @@ class Cluster:
 
             exc = future.exception()
             if isinstance(exc, KilledWorker):
-                why = ("the Dask workers grading this notebook died every time it was tried "
-                       f"({exc.allowed_failures + 1} times); it was given up")
+                why = (
+                    "the Dask workers grading this notebook died every time it was tried "
+                    f"({exc.allowed_failures + 1} times); it was given up"
+                )
             else:
                 why = f"the cluster could not run this notebook's job ({type(exc).__name__})"
             return [failed_result(job, why) for job in jobs]
@@ -253,7 +279,9 @@ class Cluster:
         except ValueError:
             answers = None
         if not isinstance(answers, list):
-            return [failed_result(job, "a worker answered something that is not the grader's JSON result") for job in jobs]
+            return [
+                failed_result(job, "a worker answered something that is not the grader's JSON result") for job in jobs
+            ]
         for answer in answers:
             if isinstance(answer, dict) and "refused" in answer:
                 raise ClusterError(str(answer["refused"]))

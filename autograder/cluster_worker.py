@@ -33,8 +33,9 @@ class _PoolProcess:
 
     def __init__(self, workers: int, threads: int) -> None:
         argv = [sys.executable, "-m", "autograder.pool_server", "--workers", str(workers), "--threads", str(threads)]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tempfile.gettempdir(),
-                                     text=True, encoding="utf-8")
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tempfile.gettempdir(), text=True, encoding="utf-8"
+        )
         self.hello: dict | None = None
         self.ready = threading.Event()
         self.lock = threading.Lock()
@@ -49,7 +50,9 @@ class _PoolProcess:
             except ValueError:
                 continue
             if self.hello is None:
-                self.hello = message if isinstance(message, dict) else {"error": "the grading pool said nothing sensible"}
+                self.hello = (
+                    message if isinstance(message, dict) else {"error": "the grading pool said nothing sensible"}
+                )
                 self.ready.set()
                 continue
             ident = tuple(message.get("job" if k == "key" else k) for k in IDENT)
@@ -133,7 +136,6 @@ class PoolHost:
             return json.dumps({"refused": refused, "worker": self.name})
         result = pool.grade(job, text)
         if result is None:
-
             result = failed_result(job, f"the grading pool of worker {self.name} stopped while grading this notebook")
         result["worker"] = self.name
         return json.dumps(result)
@@ -150,12 +152,17 @@ def refusal(hello: dict, job: dict, name: str) -> str | None:
     if hello.get("error"):
         return f"worker {name}: {hello['error']}"
     if hello.get("code") != job.get("code"):
-        return (f"worker {name} runs other grader code (the autograder and course packages) than the "
-                "coordinator: install the same version of the course on every worker")
+        return (
+            f"worker {name} runs other grader code (the autograder and course packages) than the "
+            "coordinator: install the same version of the course on every worker"
+        )
     if hello.get("missing") and not job.get("allow_weak_sandbox"):
-        return (f"worker {name} refuses to run student code: it lacks " + "; ".join(hello["missing"])
-                + ". Give every worker full confinement (see `autograder sandbox-check` there), or pass "
-                "--allow-weak-sandbox to grade anyway")
+        return (
+            f"worker {name} refuses to run student code: it lacks "
+            + "; ".join(hello["missing"])
+            + ". Give every worker full confinement (see `autograder sandbox-check` there), or pass "
+            "--allow-weak-sandbox to grade anyway"
+        )
     return None
 
 
@@ -190,7 +197,9 @@ def grade_on_worker(text: str) -> str:
         name = str(worker.name)
         plugin = worker.plugins.get(PLUGIN_NAME)
         if plugin is None:
-            return json.dumps([{"refused": f"worker {name} has no grading pool (its plugin is missing)", "worker": name}])
+            return json.dumps(
+                [{"refused": f"worker {name} has no grading pool (its plugin is missing)", "worker": name}]
+            )
         results = []
         for job in json.loads(text):
             answer = plugin.host.grade(json.dumps(job))

@@ -105,9 +105,18 @@ def grade(
     if engine == "autograder":
         from autograder import engine as grading_engine
 
-        return grading_engine.grade(course_dir, pairs, workers=workers, progress=progress, force=force,
-                                    tests_in_sandbox=tests_in_sandbox, allow_weak_sandbox=allow_weak_sandbox,
-                                    cluster=cluster, allow_insecure_cluster=allow_insecure_cluster, stats=stats)
+        return grading_engine.grade(
+            course_dir,
+            pairs,
+            workers=workers,
+            progress=progress,
+            force=force,
+            tests_in_sandbox=tests_in_sandbox,
+            allow_weak_sandbox=allow_weak_sandbox,
+            cluster=cluster,
+            allow_insecure_cluster=allow_insecure_cluster,
+            stats=stats,
+        )
     if engine != "nbgrader":
         raise UsageError(f"unknown grading engine {engine!r} (autograder or nbgrader)")
     results: dict[tuple[str, str], str] = {}
@@ -164,7 +173,11 @@ def feedback(course_dir: Path, *, assignments: list[str] | None = None, student:
     and the others are written all the same."""
     chosen = _chosen(course_dir, assignments)
     for assignment in chosen:
-        graded = sorted(p.parent.name for p in (course_dir / "autograded").glob(f"*/{assignment}")) if (course_dir / "autograded").is_dir() else []
+        graded = (
+            sorted(p.parent.name for p in (course_dir / "autograded").glob(f"*/{assignment}"))
+            if (course_dir / "autograded").is_dir()
+            else []
+        )
         graded = [s for s in graded if student in (None, s)]
         if not graded:
             continue
@@ -173,8 +186,10 @@ def feedback(course_dir: Path, *, assignments: list[str] | None = None, student:
             continue
         missing = [s for s in graded if not (course_dir / "feedback" / s / assignment).is_dir()]
         if not missing:
-            raise stock.NbgraderError(f"nbgrader generate_feedback {assignment} failed (exit {proc.returncode}):\n"
-                                      + "\n".join((proc.stdout or "").splitlines()[-25:]))
+            raise stock.NbgraderError(
+                f"nbgrader generate_feedback {assignment} failed (exit {proc.returncode}):\n"
+                + "\n".join((proc.stdout or "").splitlines()[-25:])
+            )
         reason = _exception_line(proc.stdout or "")
         for who in missing:
             print(f"  feedback not written {who}/{assignment}: {reason}")
@@ -187,10 +202,15 @@ def _cap_feedback(folder: Path, megabytes: int) -> None:
     for page in sorted(folder.rglob("*.html")) if folder.is_dir() else []:
         size = page.stat().st_size
         if size > megabytes * 1024 * 1024:
-            page.write_text(f"<!DOCTYPE html><html><body><p>Your feedback for this notebook was {size / 1e6:.1f} MB, over the "
-                            f"course's limit of {megabytes} MB (c.Autograder.max_feedback_mb), so it is not shown here. Your "
-                            "scores are recorded; ask your instructor for the autograded notebook.</p></body></html>\n", encoding="utf-8")
-            print(f"  over a limit {page.relative_to(folder)}: feedback page of {size / 1e6:.1f} MB replaced (max_feedback_mb = {megabytes})")
+            page.write_text(
+                f"<!DOCTYPE html><html><body><p>Your feedback for this notebook was {size / 1e6:.1f} MB, over the "
+                f"course's limit of {megabytes} MB (c.Autograder.max_feedback_mb), so it is not shown here. Your "
+                "scores are recorded; ask your instructor for the autograded notebook.</p></body></html>\n",
+                encoding="utf-8",
+            )
+            print(
+                f"  over a limit {page.relative_to(folder)}: feedback page of {size / 1e6:.1f} MB replaced (max_feedback_mb = {megabytes})"
+            )
 
 
 def export(course_dir: Path, *, to: Path, lms: Path | None = None, progress: bool = False) -> tuple[Path, Path]:
@@ -209,8 +229,9 @@ def make_report(course_dir: Path, *, out: Path, assignments: list[str] | None = 
         raise UsageError(str(exc)) from None
 
 
-def format_table(course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None,
-                 width: int = 100) -> str:
+def format_table(
+    course_dir: Path, *, assignments: list[str] | None = None, notes: dict[str, str] | None = None, width: int = 100
+) -> str:
     """A plain-text score table per assignment: a row per item under its whole name, a column per
     student, split into several tables when the class is too wide for `width` columns."""
     rows = gradebook.item_scores(course_dir, assignments=assignments)
@@ -226,15 +247,22 @@ def format_table(course_dir: Path, *, assignments: list[str] | None = None, note
         cell = max(9, *(len(s) for s in students))
         per_table = max(1, (width - label) // (cell + 2))
         for first in range(0, len(students), per_table):
-            group = students[first:first + per_table]
-            out.append(f"\n{assignment}" + (f" (students {first + 1}-{first + len(group)})" if len(students) > per_table else ""))
+            group = students[first : first + per_table]
+            out.append(
+                f"\n{assignment}"
+                + (f" (students {first + 1}-{first + len(group)})" if len(students) > per_table else "")
+            )
             out.append(" " * label + "".join(f"  {s:>{cell}}" for s in group))
             for item, name in zip(items, names):
-                out.append(f"{name:<{label}}" + "".join(
-                    f"  {_score(scores.get((s, item), 0), maxima[item]):>{cell}}" for s in group))
+                out.append(
+                    f"{name:<{label}}"
+                    + "".join(f"  {_score(scores.get((s, item), 0), maxima[item]):>{cell}}" for s in group)
+                )
             total_max = sum(maxima.values())
-            out.append(f"{'total':<{label}}" + "".join(
-                f"  {_score(sum(scores.get((s, i), 0) for i in items), total_max):>{cell}}" for s in group))
+            out.append(
+                f"{'total':<{label}}"
+                + "".join(f"  {_score(sum(scores.get((s, i), 0) for i in items), total_max):>{cell}}" for s in group)
+            )
     shown = sorted({r.student for r in rows})
     if notes and any(who in notes for who in shown):
         out.append("")
@@ -246,7 +274,9 @@ def _score(score: float, maximum: float) -> str:
     return f"{score:g}/{maximum:g}"
 
 
-def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path | None = None, db_url: str | None = None) -> Path:
+def demo(
+    course_dir: Path, *, assignments: list[str] | None = None, keep: Path | None = None, db_url: str | None = None
+) -> Path:
     """Grade the sample class in a copy of the course; returns the folder it worked in.
 
     The demo keeps its own gradebook, never the course's: `db_url` (say an empty PostgreSQL
@@ -267,7 +297,9 @@ def demo(course_dir: Path, *, assignments: list[str] | None = None, keep: Path |
         elif path.exists():
             path.unlink()
     with open(work / "nbgrader_config.py", "a", encoding="utf-8") as fh:
-        fh.write(f"\n# autograder demo: its own gradebook\nc.CourseDirectory.db_url = {db_url or 'sqlite:///' + str(work / 'gradebook.db')!r}\n")
+        fh.write(
+            f"\n# autograder demo: its own gradebook\nc.CourseDirectory.db_url = {db_url or 'sqlite:///' + str(work / 'gradebook.db')!r}\n"
+        )
     print(f"Working in {work}")
     found = release(work, assignments=chosen)
     if found:
@@ -311,16 +343,30 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
     if command == "grade":
         stats: dict = {}
         started = time.perf_counter()
-        results = grade(course_dir, assignments=args.assignments, student=args.student, workers=args.workers,
-                        force=args.force, tests_in_sandbox=args.in_sandbox_tests,
-                        allow_weak_sandbox=args.allow_weak_sandbox, cluster=args.cluster, local=args.local,
-                        allow_insecure_cluster=args.allow_insecure_cluster, stats=stats)
+        results = grade(
+            course_dir,
+            assignments=args.assignments,
+            student=args.student,
+            workers=args.workers,
+            force=args.force,
+            tests_in_sandbox=args.in_sandbox_tests,
+            allow_weak_sandbox=args.allow_weak_sandbox,
+            cluster=args.cluster,
+            local=args.local,
+            allow_insecure_cluster=args.allow_insecure_cluster,
+            stats=stats,
+        )
         print(format_table(course_dir, assignments=args.assignments))
         failed = {k: v for k, v in results.items() if v != "ok"}
-        print(f"\nGraded {len(results) - len(failed)} of {len(results)} submissions in {time.perf_counter() - started:.1f} s"
-              f" ({stats.get('ran', 0)} notebooks run, {stats.get('reused', 0)} unchanged since the last run).")
+        print(
+            f"\nGraded {len(results) - len(failed)} of {len(results)} submissions in {time.perf_counter() - started:.1f} s"
+            f" ({stats.get('ran', 0)} notebooks run, {stats.get('reused', 0)} unchanged since the last run)."
+        )
         if any(worker != "local" for worker in stats.get("graded_by", {})):
-            print("  graded by: " + ", ".join(f"{worker} ({count})" for worker, count in sorted(stats["graded_by"].items())))
+            print(
+                "  graded by: "
+                + ", ".join(f"{worker} ({count})" for worker, count in sorted(stats["graded_by"].items()))
+            )
         print(speed_summary(stats))
         for warning in stats.get("warnings", []):
             print(f"  WARNING: {warning}")
@@ -333,8 +379,10 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         for where, found in sorted(stats.get("tampering", {}).items()):
             for entry in found:
                 target = f"item {entry['item']}" if entry.get("item") else "outside any item"
-                print(f"  TAMPERING {where}: {target}: {'; '.join(entry['details'])[:300]}"
-                      + (" (scored 0, flagged for manual grading)" if entry.get("item") else ""))
+                print(
+                    f"  TAMPERING {where}: {target}: {'; '.join(entry['details'])[:300]}"
+                    + (" (scored 0, flagged for manual grading)" if entry.get("item") else "")
+                )
         for where, items in sorted(stats.get("failures", {}).items()):
             for failure in items:
                 cell = f"cell {failure['cell'] + 1}" if isinstance(failure.get("cell"), int) else "replay"
@@ -347,8 +395,9 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         return 0
     if command == "export":
         started = time.perf_counter()
-        nb_csv, lms_csv = export(course_dir, to=Path(args.to).resolve(), lms=Path(args.lms).resolve() if args.lms else None,
-                                 progress=True)
+        nb_csv, lms_csv = export(
+            course_dir, to=Path(args.to).resolve(), lms=Path(args.lms).resolve() if args.lms else None, progress=True
+        )
         print(f"grades written to {nb_csv} (nbgrader) and {lms_csv} (LMS) in {time.perf_counter() - started:.1f} s")
         return 0
     if command == "report":

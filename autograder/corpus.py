@@ -84,8 +84,9 @@ def run_locally(course_dir: Path, lesson: str) -> list[tuple[str, str, str, floa
     rows = []
     for student in students(course_dir, lesson, base=source):
         nb = student.notebook
-        client = NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
-                                resources={"metadata": {"path": str(course_dir)}})
+        client = NotebookClient(
+            nb, timeout=120, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": str(course_dir)}}
+        )
         client.execute(stderr=subprocess.DEVNULL)  # the kernel's start-up chatter; cell errors are in the outputs
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -99,7 +100,9 @@ def run_locally(course_dir: Path, lesson: str) -> list[tuple[str, str, str, floa
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.corpus", description="Check a lesson's wrong/right corpus in a kernel.")
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.corpus", description="Check a lesson's wrong/right corpus in a kernel."
+    )
     parser.add_argument("lesson", help="lesson id, such as 01_tensors")
     parser.add_argument("--course-dir", default=".", help="course directory (default: current)")
     args = parser.parse_args(argv)
@@ -108,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         ok = passed == (expected > 0)
         bad += not ok
         if variant != "solution" or not ok:
-            print(f"{'ok ' if ok else 'BAD'} {name:<9} {gid:<34} {variant:<8} expected {'pass' if expected > 0 else 'fail'}, got {'pass' if passed else 'fail'}")
+            print(
+                f"{'ok ' if ok else 'BAD'} {name:<9} {gid:<34} {variant:<8} expected {'pass' if expected > 0 else 'fail'}, got {'pass' if passed else 'fail'}"
+            )
     print(f"{bad} unexpected result(s)")
     return 1 if bad else 0
 

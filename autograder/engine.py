@@ -150,9 +150,11 @@ def handed_in_files(folder: Path, limits: sandbox.Limits) -> tuple[list[dict], l
         kept.append({"from": str(path), "to": str(path.relative_to(folder)), "student": True})
     notes = []
     if left:
-        notes.append(f"{len(left)} of the files handed in beside the notebook were not given to it: over the limit of "
-                     f"{limits.files_count} files and {limits.files_mb} MB (c.Autograder.max_handed_in_files, "
-                     f"max_handed_in_mb); left out: {', '.join(left[:5])}{' ...' if len(left) > 5 else ''}")
+        notes.append(
+            f"{len(left)} of the files handed in beside the notebook were not given to it: over the limit of "
+            f"{limits.files_count} files and {limits.files_mb} MB (c.Autograder.max_handed_in_files, "
+            f"max_handed_in_mb); left out: {', '.join(left[:5])}{' ...' if len(left) > 5 else ''}"
+        )
     return kept, notes
 
 
@@ -173,8 +175,16 @@ class Submission:
 class Pool:
     """The zygote and the judge workers; `run` yields results as they come, in any order."""
 
-    def __init__(self, course_dir: Path, workers: int, threads: int, *, allow_weak_sandbox: bool = False,
-                 limits: sandbox.Limits | None = None, environment: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        course_dir: Path,
+        workers: int,
+        threads: int,
+        *,
+        allow_weak_sandbox: bool = False,
+        limits: sandbox.Limits | None = None,
+        environment: tuple[str, ...] = (),
+    ):
         self.course_dir = course_dir
         self.size = workers
         self.threads = threads
@@ -185,8 +195,11 @@ class Pool:
         master, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = [sys.executable, "-m", "autograder.zygote", str(theirs.fileno()), str(threads), ",".join(environment)]
         self.zygote = subprocess.Popen(
-            sandbox.wrap_zygote(argv, course_dir=course_dir), pass_fds=[theirs.fileno()], cwd=self.scratch,
-            stdin=subprocess.DEVNULL, env=_env(threads, environment),
+            sandbox.wrap_zygote(argv, course_dir=course_dir),
+            pass_fds=[theirs.fileno()],
+            cwd=self.scratch,
+            stdin=subprocess.DEVNULL,
+            env=_env(threads, environment),
         )
         theirs.close()
         self.master = master
@@ -241,7 +254,8 @@ class Pool:
         if child_sees != judge_sees:
             raise sandbox.SandboxUnavailable(
                 f"the sandbox sees {child_sees} CUDA device(s), the judges {judge_sees}: every `test_devices()` case would "
-                "differ between them, so no notebook is graded. Check the /dev/nvidia* nodes and CUDA_VISIBLE_DEVICES.")
+                "differ between them, so no notebook is graded. Check the /dev/nvidia* nodes and CUDA_VISIBLE_DEVICES."
+            )
 
     def _start_worker(self, slot: int | None = None) -> dict:
         """A judge worker forked from this process, which has torch and the course imported already.
@@ -285,8 +299,16 @@ class Pool:
         theirs.close()
         os.close(job_r)
         os.close(result_w)
-        return {"pid": pid, "stdin": os.fdopen(job_w, "w", encoding="utf-8"), "stdout": os.fdopen(result_r, "r", encoding="utf-8"),
-                "job": None, "since": 0.0, "slot": slot, "group": judge_group, "ooms": judge_group.oom_kills() if judge_group else 0}
+        return {
+            "pid": pid,
+            "stdin": os.fdopen(job_w, "w", encoding="utf-8"),
+            "stdout": os.fdopen(result_r, "r", encoding="utf-8"),
+            "job": None,
+            "since": 0.0,
+            "slot": slot,
+            "group": judge_group,
+            "ooms": judge_group.oom_kills() if judge_group else 0,
+        }
 
     def _ack_adds(self, count: int) -> None:
         for _ in range(count):
@@ -346,9 +368,13 @@ class Pool:
                 self._replace(worker, selector)
                 if job is not None:
                     busy -= 1
-                    yield jobs.failed_result(job, f"the grader's judge for this notebook went over its memory limit (c.Autograder.judge_memory_mb = "
-                                       f"{self.limits.judge_memory_mb} MB) and was stopped" if over
-                                  else "the grader's worker process stopped while grading this notebook")
+                    yield jobs.failed_result(
+                        job,
+                        f"the grader's judge for this notebook went over its memory limit (c.Autograder.judge_memory_mb = "
+                        f"{self.limits.judge_memory_mb} MB) and was stopped"
+                        if over
+                        else "the grader's worker process stopped while grading this notebook",
+                    )
             now = time.monotonic()
             for worker in self.workers:
                 if worker["job"] is not None and now - worker["since"] > _budget(worker["job"], limits):
@@ -476,7 +502,9 @@ def grade(
                 if not path.is_file() or path.read_text(encoding="utf-8") != text:
                     _write_retrying(path, text)
             except OSError as exc:
-                notebooks_of[assignment] = f"the grader could not write its copy of the template of {name}: {_one_line(exc)}"
+                notebooks_of[assignment] = (
+                    f"the grader could not write its copy of the template of {name}: {_one_line(exc)}"
+                )
                 break
             templates[(assignment, name)] = (path, _sha(text.encode()))
 
@@ -497,7 +525,8 @@ def grade(
         source_dir = course_dir / "source" / assignment
         extras += [
             {"from": str(p), "to": str(p.relative_to(source_dir))}
-            for p in sorted(source_dir.rglob("*")) if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts
+            for p in sorted(source_dir.rglob("*"))
+            if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts
         ]
         for name in sub.notebooks:
             path = folder / f"{name}.ipynb"
@@ -505,16 +534,32 @@ def grade(
                 continue
             template_path, template_hash = templates[(assignment, name)]
             try:
-                content = _sha(path.read_bytes()) if path.stat().st_size <= 64 * 1024 * 1024 else f"size:{path.stat().st_size}"
+                content = (
+                    _sha(path.read_bytes())
+                    if path.stat().st_size <= 64 * 1024 * 1024
+                    else f"size:{path.stat().st_size}"
+                )
             except OSError as exc:
                 content = f"unreadable:{exc}"
             extras_hash = _sha(json.dumps([(e["to"], _sha(Path(e["from"]).read_bytes())) for e in extras]).encode())
-            key = _sha(json.dumps([content, template_hash, limits_mod.as_dict(limits), code_hash, extras_hash, tests_in_sandbox]).encode())
+            key = _sha(
+                json.dumps(
+                    [content, template_hash, limits_mod.as_dict(limits), code_hash, extras_hash, tests_in_sandbox]
+                ).encode()
+            )
             sub.jobs[name] = {
-                "key": key, "student": student, "assignment": assignment, "notebook": name,
-                "submission": str(path), "template": str(template_path), "limits": limits_mod.as_dict(limits),
-                "extra_files": extras, "tests_in_sandbox": tests_in_sandbox, "allow_weak_sandbox": allow_weak_sandbox,
-                "code": code_hash, "notes": notes,
+                "key": key,
+                "student": student,
+                "assignment": assignment,
+                "notebook": name,
+                "submission": str(path),
+                "template": str(template_path),
+                "limits": limits_mod.as_dict(limits),
+                "extra_files": extras,
+                "tests_in_sandbox": tests_in_sandbox,
+                "allow_weak_sandbox": allow_weak_sandbox,
+                "code": code_hash,
+                "notes": notes,
             }
 
     def record_path(job: dict) -> Path:
@@ -569,17 +614,29 @@ def grade(
                 count = workers or os.cpu_count() or 1
                 count = max(1, min(count, len(to_run)))
                 threads = max(1, (os.cpu_count() or 1) // count)
-                pool = Pool(course_dir, count, threads, allow_weak_sandbox=allow_weak_sandbox, limits=limits,
-                            environment=environment)
+                pool = Pool(
+                    course_dir,
+                    count,
+                    threads,
+                    allow_weak_sandbox=allow_weak_sandbox,
+                    limits=limits,
+                    environment=environment,
+                )
             startup_s = time.perf_counter() - started
-            unreadable: list[dict] = []  # jobs whose files the coordinator could not read: failed, not recorded, so a re-run tries them
+            unreadable: list[
+                dict
+            ] = []  # jobs whose files the coordinator could not read: failed, not recorded, so a re-run tries them
 
             def loaded(plans):
                 for plan in plans:
                     try:
                         yield _retrying(jobs.load, plan)
                     except OSError as exc:
-                        unreadable.append(jobs.failed_result(plan, f"the grader could not read this notebook's files: {_one_line(exc)}"))
+                        unreadable.append(
+                            jobs.failed_result(
+                                plan, f"the grader could not read this notebook's files: {_one_line(exc)}"
+                            )
+                        )
 
             def outcomes():
                 for result in pool.run(loaded(to_run), limits):
@@ -601,10 +658,17 @@ def grade(
                         if keep:
                             _write_retrying(record_path(job), json.dumps(result), durable=False)
                     except OSError as exc:
-                        result = jobs.failed_result(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
+                        result = jobs.failed_result(
+                            job, f"the grader could not write this notebook's record: {_one_line(exc)}"
+                        )
                     sub.results[result["notebook"]] = result
                     fresh.append(result)
-                    timings.append(dict(result.get("timings", {}), notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}"))
+                    timings.append(
+                        dict(
+                            result.get("timings", {}),
+                            notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}",
+                        )
+                    )
                     bar.update(1)
                     finish_if_done(sub)
                     clock["coordinator_s"] += time.perf_counter() - t0
@@ -626,17 +690,47 @@ def grade(
         recorder.close()
         bar.close()
     if stats is not None:
-        stats.update(seconds=time.perf_counter() - started, timings=timings, ran=len(to_run), recorded=len(fresh),
-                     reused=sum(len(s.jobs) for s in submissions) - len(to_run),
-                     setup_s=planned - planning, plan_s=started - planned, coordinator_s=clock["coordinator_s"], pool_s=clock.get("pool_s", 0.0), pool_bytes=clock.get("pool_bytes", (0, 0)),
-                     gradebook_s=clock["gradebook_s"],
-                     graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)),
-                     startup_s=startup_s if to_run else 0.0, workers=count if to_run and not cluster else 0)
+        stats.update(
+            seconds=time.perf_counter() - started,
+            timings=timings,
+            ran=len(to_run),
+            recorded=len(fresh),
+            reused=sum(len(s.jobs) for s in submissions) - len(to_run),
+            setup_s=planned - planning,
+            plan_s=started - planned,
+            coordinator_s=clock["coordinator_s"],
+            pool_s=clock.get("pool_s", 0.0),
+            pool_bytes=clock.get("pool_bytes", (0, 0)),
+            gradebook_s=clock["gradebook_s"],
+            graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)),
+            startup_s=startup_s if to_run else 0.0,
+            workers=count if to_run and not cluster else 0,
+        )
         stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
-        stats["repairs"] = {f"{s.student}/{s.assignment}/{n}": r["repairs"] for s in submissions for n, r in s.results.items() if r.get("repairs")}
-        stats["failures"] = {f"{s.student}/{s.assignment}/{n}": r["failures"] for s in submissions for n, r in s.results.items() if r.get("failures")}
-        stats["limits"] = {f"{s.student}/{s.assignment}/{n}": r["limits"] for s in submissions for n, r in s.results.items() if r.get("limits")}
-        stats["tampering"] = {f"{s.student}/{s.assignment}/{n}": r["tampering"] for s in submissions for n, r in s.results.items() if r.get("tampering")}
+        stats["repairs"] = {
+            f"{s.student}/{s.assignment}/{n}": r["repairs"]
+            for s in submissions
+            for n, r in s.results.items()
+            if r.get("repairs")
+        }
+        stats["failures"] = {
+            f"{s.student}/{s.assignment}/{n}": r["failures"]
+            for s in submissions
+            for n, r in s.results.items()
+            if r.get("failures")
+        }
+        stats["limits"] = {
+            f"{s.student}/{s.assignment}/{n}": r["limits"]
+            for s in submissions
+            for n, r in s.results.items()
+            if r.get("limits")
+        }
+        stats["tampering"] = {
+            f"{s.student}/{s.assignment}/{n}": r["tampering"]
+            for s in submissions
+            for n, r in s.results.items()
+            if r.get("tampering")
+        }
     return results
 
 
@@ -672,13 +766,20 @@ class Recorder:
         """Queue a submission whose notebooks all have results; its status ("ok" or why not)."""
         from nbgrader.utils import parse_utc
 
-        errors = [f"{n}: {r['reason']}" if len(sub.jobs) > 1 else r["reason"] for n, r in sub.results.items() if r.get("status") != "ok"]
+        errors = [
+            f"{n}: {r['reason']}" if len(sub.jobs) > 1 else r["reason"]
+            for n, r in sub.results.items()
+            if r.get("status") != "ok"
+        ]
         if not sub.jobs:
             return "no notebook of this assignment was handed in"
         graded = {n: r["notebook_json"] for n, r in sub.results.items() if r.get("status") == "ok"}
         if graded:
-            notebooks = {name: None if name not in graded else gradebook.summary_of(sub.results[name])
-                         for name in sub.notebooks if name in graded or name not in sub.jobs}
+            notebooks = {
+                name: None if name not in graded else gradebook.summary_of(sub.results[name])
+                for name in sub.notebooks
+                if name in graded or name not in sub.jobs
+            }
             try:
                 timestamp = parse_utc((sub.folder / "timestamp.txt").read_text(encoding="utf-8").strip())
             except (OSError, ValueError, OverflowError):
@@ -712,17 +813,23 @@ class Recorder:
                 _retrying(_write_autograded, *files)
             except OSError as exc:
                 shutil.rmtree(files[0], ignore_errors=True)
-                self.unwritten[(graded.student, graded.assignment)] = f"the grader could not write the autograded notebook: {_one_line(exc)}"
+                self.unwritten[(graded.student, graded.assignment)] = (
+                    f"the grader could not write the autograded notebook: {_one_line(exc)}"
+                )
                 continue
             written.append((graded, files[0]))
         t0 = time.perf_counter()
         try:
             self.book.write([graded for graded, _ in written])
-        except (*gradebook.write_errors(), OSError) as exc:  # its disk is full, or no descriptor was left for its journal
+        except (
+            *gradebook.write_errors(),
+            OSError,
+        ) as exc:  # its disk is full, or no descriptor was left for its journal
             for graded, target in written:  # the gradebook names no notebook autograded/ lacks, and the reverse
                 shutil.rmtree(target, ignore_errors=True)
                 self.unwritten[(graded.student, graded.assignment)] = (
-                    f"the grader could not record this submission in the gradebook: {_one_line(exc)}")
+                    f"the grader could not record this submission in the gradebook: {_one_line(exc)}"
+                )
         self.clock["gradebook_s"] += time.perf_counter() - t0
 
     def close(self) -> None:
@@ -741,7 +848,11 @@ def _write_autograded(target: Path, folder: Path, handed_in: set[str], graded: d
         shutil.rmtree(target)
     target.mkdir(parents=True)
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink() and (str(path.relative_to(folder)) in handed_in or path.name == "timestamp.txt"):
+        if (
+            path.is_file()
+            and not path.is_symlink()
+            and (str(path.relative_to(folder)) in handed_in or path.name == "timestamp.txt")
+        ):
             dest = target / path.relative_to(folder)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest)

@@ -90,19 +90,23 @@ def item_scores(course_dir: Path, *, assignments: list[str] | None = None) -> li
     from sqlalchemy import create_engine, select
     from sqlalchemy.orm import Session
 
-    query = (select(Assignment.name, SubmittedAssignment.student_id, GradeCell.name, Grade.score, GradeCell.max_score)
-             .select_from(Grade)
-             .join(GradeCell, GradeCell.id == Grade.cell_id)
-             .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
-             .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-             .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-             .where(GradeCell.cell_type == "code", GradeCell.name.startswith(items.TEST_PREFIX)))
+    query = (
+        select(Assignment.name, SubmittedAssignment.student_id, GradeCell.name, Grade.score, GradeCell.max_score)
+        .select_from(Grade)
+        .join(GradeCell, GradeCell.id == Grade.cell_id)
+        .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
+        .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+        .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+        .where(GradeCell.cell_type == "code", GradeCell.name.startswith(items.TEST_PREFIX))
+    )
     if assignments:
         query = query.where(Assignment.name.in_(list(assignments)))
     engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
     try:
         with Session(engine) as session:
-            rows = [ItemScore(a, s, item, float(value), float(top)) for a, s, item, value, top in session.execute(query)]
+            rows = [
+                ItemScore(a, s, item, float(value), float(top)) for a, s, item, value, top in session.execute(query)
+            ]
     finally:
         engine.dispose()
     return sorted(rows, key=lambda r: (r.assignment, r.student, r.item))
@@ -122,7 +126,9 @@ def notebook_names(course_dir: Path, assignment: str) -> list[str]:
         try:
             return sorted(nb.name for nb in gb.find_assignment(assignment).notebooks)
         except MissingEntry:
-            raise LookupError(f"assignment {assignment} is not in the gradebook: run `autograder release {assignment}` first") from None
+            raise LookupError(
+                f"assignment {assignment} is not in the gradebook: run `autograder release {assignment}` first"
+            ) from None
 
 
 def template(course_dir: Path, assignment: str, notebook: str) -> dict:
@@ -155,16 +161,18 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
                 if isinstance(points, float) and points.is_integer():
                     nbmeta["points"] = int(points)
             is_test = cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
-            cells.append({
-                "id": cell.get("id"),
-                "grade_id": gid,
-                "cell_type": cell.cell_type,
-                "locked": locked,
-                "nbgrader": nbmeta,
-                # tests keep their hidden part (the judge needs it); answer cells keep the released stub
-                "source": cell.source if is_test or locked else stored_source,
-                "stub": stored_source if meta.get("solution") else "",
-            })
+            cells.append(
+                {
+                    "id": cell.get("id"),
+                    "grade_id": gid,
+                    "cell_type": cell.cell_type,
+                    "locked": locked,
+                    "nbgrader": nbmeta,
+                    # tests keep their hidden part (the judge needs it); answer cells keep the released stub
+                    "source": cell.source if is_test or locked else stored_source,
+                    "stub": stored_source if meta.get("solution") else "",
+                }
+            )
     return {
         "assignment": assignment,
         "notebook": notebook,
@@ -232,8 +240,9 @@ def summarise(nb, flagged: dict[str, str] | None = None, notes: dict[str, str] |
             grades[grade_id] = (0.0, True) if item in flagged else (score, None)
         if utils.is_solution(cell) or utils.is_task(cell):
             if item in flagged:
-                comments[grade_id] = (f"{TAMPER_COMMENT}: {flagged[item]} "
-                                      "This item scores nothing until an instructor has reviewed it.")
+                comments[grade_id] = (
+                    f"{TAMPER_COMMENT}: {flagged[item]} This item scores nothing until an instructor has reviewed it."
+                )
             elif meta.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
                 comments[grade_id] = "No response."
             else:
@@ -245,11 +254,15 @@ def _rule_view(cell: dict) -> dict:
     """What nbgrader's grading rules (`determine_grade`, `compute_checksum`) read of a cell: its type,
     source and nbgrader metadata, and each output's kind, stream and result text (not images, not
     tracebacks, which make most of a notebook's size)."""
+
     def joined(text):  # nbformat joins a text kept as a list of lines when it reads a notebook
         return "".join(text) if isinstance(text, list) else text
 
-    view = {"cell_type": cell.get("cell_type"), "source": joined(cell.get("source", "")),
-            "metadata": {"nbgrader": cell["metadata"]["nbgrader"]}}
+    view = {
+        "cell_type": cell.get("cell_type"),
+        "source": joined(cell.get("source", "")),
+        "metadata": {"nbgrader": cell["metadata"]["nbgrader"]},
+    }
     if "outputs" in cell:
         view["outputs"] = []
         for output in cell["outputs"]:
@@ -299,13 +312,23 @@ class Writer:
             self.engine.dispose()
             self.engine = None
 
-    def save_autograde(self, assignment: str, student: str, notebooks: dict, *, timestamp=None,
-                       tampering: dict[str, dict[str, str]] | None = None, notes: dict[str, dict[str, str]] | None = None) -> None:
+    def save_autograde(
+        self,
+        assignment: str,
+        student: str,
+        notebooks: dict,
+        *,
+        timestamp=None,
+        tampering: dict[str, dict[str, str]] | None = None,
+        notes: dict[str, dict[str, str]] | None = None,
+    ) -> None:
         """Record one graded submission; `notebooks` maps a notebook's name to its autograded
         notebook, or None when it was not handed in; `tampering` maps a notebook to {item: what
         was detected}, `notes` to {item: a line for its answer cell's comment}."""
-        summaries = {name: None if nb is None else summarise(nb, (tampering or {}).get(name), (notes or {}).get(name))
-                     for name, nb in notebooks.items()}
+        summaries = {
+            name: None if nb is None else summarise(nb, (tampering or {}).get(name), (notes or {}).get(name))
+            for name, nb in notebooks.items()
+        }
         self.write([Graded(assignment, student, summaries, timestamp)])
 
     def write(self, batch: list[Graded]) -> None:
@@ -327,8 +350,16 @@ class Writer:
                 time.sleep(0.05 * 2**attempt)
 
 
-def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: dict, *, timestamp=None,
-                   tampering: dict[str, dict[str, str]] | None = None, notes: dict[str, dict[str, str]] | None = None) -> None:
+def save_autograde(
+    course_dir: Path,
+    assignment: str,
+    student: str,
+    notebooks: dict,
+    *,
+    timestamp=None,
+    tampering: dict[str, dict[str, str]] | None = None,
+    notes: dict[str, dict[str, str]] | None = None,
+) -> None:
     """`Writer.save_autograde` with a gradebook opened for this one submission."""
     with Writer(course_dir) as writer:
         writer.save_autograde(assignment, student, notebooks, timestamp=timestamp, tampering=tampering, notes=notes)
@@ -337,9 +368,16 @@ def save_autograde(course_dir: Path, assignment: str, student: str, notebooks: d
 def _tables():
     from nbgrader import api
 
-    return (api.Student.__table__, api.Assignment.__table__, api.Notebook.__table__, api.BaseCell.__table__,
-            api.SubmittedAssignment.__table__, api.SubmittedNotebook.__table__, api.Grade.__table__,
-            api.Comment.__table__)
+    return (
+        api.Student.__table__,
+        api.Assignment.__table__,
+        api.Notebook.__table__,
+        api.BaseCell.__table__,
+        api.SubmittedAssignment.__table__,
+        api.SubmittedNotebook.__table__,
+        api.Grade.__table__,
+        api.Comment.__table__,
+    )
 
 
 def _structure(conn, assignment: str) -> dict:
@@ -353,14 +391,27 @@ def _structure(conn, assignment: str) -> dict:
     _, assignments, notebooks, cells, *_ = _tables()
     found = conn.execute(select(assignments.c.id).where(assignments.c.name == assignment)).scalar()
     if found is None:
-        raise LookupError(f"assignment {assignment} is not in the gradebook: run `autograder release {assignment}` first")
+        raise LookupError(
+            f"assignment {assignment} is not in the gradebook: run `autograder release {assignment}` first"
+        )
     names = dict(conn.execute(select(notebooks.c.name, notebooks.c.id).where(notebooks.c.assignment_id == found)).all())
-    rows = conn.execute(select(cells.c.id, cells.c.name, cells.c.notebook_id, cells.c.type)
-                        .where(cells.c.notebook_id.in_(list(names.values())) if names else false())
-                        .order_by(cells.c.id)).all()
-    out = {"id": found, "notebooks": names, "grade_cells": {}, "comment_cells": {}, "grade_by_name": {}, "comment_by_name": {}}
-    for kind, types, preferred in (("grade", ("GradeCell", "TaskCell"), "GradeCell"),
-                                   ("comment", ("SolutionCell", "TaskCell"), "SolutionCell")):
+    rows = conn.execute(
+        select(cells.c.id, cells.c.name, cells.c.notebook_id, cells.c.type)
+        .where(cells.c.notebook_id.in_(list(names.values())) if names else false())
+        .order_by(cells.c.id)
+    ).all()
+    out = {
+        "id": found,
+        "notebooks": names,
+        "grade_cells": {},
+        "comment_cells": {},
+        "grade_by_name": {},
+        "comment_by_name": {},
+    }
+    for kind, types, preferred in (
+        ("grade", ("GradeCell", "TaskCell"), "GradeCell"),
+        ("comment", ("SolutionCell", "TaskCell"), "SolutionCell"),
+    ):
         for nb_id in names.values():
             mine = [r for r in rows if r.notebook_id == nb_id and r.type in types]
             out[f"{kind}_cells"][nb_id] = [r.id for r in mine]
@@ -404,32 +455,45 @@ def _update(conn, table, rows: list[dict]) -> None:
     if conn.dialect.name != "postgresql":
         from sqlalchemy import bindparam, update
 
-        conn.execute(update(table).where(table.c.id == bindparam("_id")).values({c: bindparam(f"_{c}") for c in columns}),
-                     [{f"_{k}": v for k, v in row.items()} for row in rows])
+        conn.execute(
+            update(table).where(table.c.id == bindparam("_id")).values({c: bindparam(f"_{c}") for c in columns}),
+            [{f"_{k}": v for k, v in row.items()} for row in rows],
+        )
         return
     from psycopg import sql
 
     scratch = sql.Identifier(f"_autograder_{table.name}")
     with conn.connection.driver_connection.cursor() as cursor:
-        cursor.execute(sql.SQL("CREATE TEMPORARY TABLE {} ON COMMIT DROP AS SELECT {} FROM {} WITH NO DATA").format(
-            scratch, sql.SQL(", ").join(map(sql.Identifier, ["id", *columns])), sql.Identifier(table.name)))
+        cursor.execute(
+            sql.SQL("CREATE TEMPORARY TABLE {} ON COMMIT DROP AS SELECT {} FROM {} WITH NO DATA").format(
+                scratch, sql.SQL(", ").join(map(sql.Identifier, ["id", *columns])), sql.Identifier(table.name)
+            )
+        )
         _insert_copy(cursor, scratch, ["id", *columns], rows)
-        cursor.execute(sql.SQL("UPDATE {table} SET {sets} FROM {scratch} WHERE {table}.id = {scratch}.id").format(
-            table=sql.Identifier(table.name), scratch=scratch,
-            sets=sql.SQL(", ").join(sql.SQL("{} = {}.{}").format(sql.Identifier(c), scratch, sql.Identifier(c)) for c in columns)))
+        cursor.execute(
+            sql.SQL("UPDATE {table} SET {sets} FROM {scratch} WHERE {table}.id = {scratch}.id").format(
+                table=sql.Identifier(table.name),
+                scratch=scratch,
+                sets=sql.SQL(", ").join(
+                    sql.SQL("{} = {}.{}").format(sql.Identifier(c), scratch, sql.Identifier(c)) for c in columns
+                ),
+            )
+        )
 
 
 def _insert_copy(cursor, target, columns: list[str], rows: list[dict]) -> None:
     from psycopg import sql
 
-    with cursor.copy(sql.SQL("COPY {} ({}) FROM STDIN").format(target, sql.SQL(", ").join(map(sql.Identifier, columns)))) as copy:
+    with cursor.copy(
+        sql.SQL("COPY {} ({}) FROM STDIN").format(target, sql.SQL(", ").join(map(sql.Identifier, columns)))
+    ) as copy:
         for row in rows:
             copy.write_row([row[c] for c in columns])
 
 
 def _chunks(values: list, size: int = 500):
     for start in range(0, len(values), size):
-        yield values[start:start + size]
+        yield values[start : start + size]
 
 
 def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None:
@@ -451,36 +515,77 @@ def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None
         mine = {g.student: g for g in batch if g.assignment == assignment}
         existing: dict[str, str] = {}
         for part in _chunks(sorted(mine)):
-            existing.update(conn.execute(select(submitted.c.student_id, submitted.c.id).where(
-                submitted.c.assignment_id == shape["id"], submitted.c.student_id.in_(part))).all())
+            existing.update(
+                conn.execute(
+                    select(submitted.c.student_id, submitted.c.id).where(
+                        submitted.c.assignment_id == shape["id"], submitted.c.student_id.in_(part)
+                    )
+                ).all()
+            )
         nb_ids: dict[tuple[str, str], str] = {}  # (submission id, notebook id) -> submitted notebook id
         old_grades: dict[tuple[str, str], tuple] = {}  # (submitted notebook id, cell id) -> (grade id, manual score)
         old_comments: dict[tuple[str, str], str] = {}
         for part in _chunks(sorted(existing.values())):
-            nb_ids.update({(r.assignment_id, r.notebook_id): r.id for r in conn.execute(
-                select(submitted_nb.c.id, submitted_nb.c.assignment_id, submitted_nb.c.notebook_id)
-                .where(submitted_nb.c.assignment_id.in_(part)))})
+            nb_ids.update(
+                {
+                    (r.assignment_id, r.notebook_id): r.id
+                    for r in conn.execute(
+                        select(submitted_nb.c.id, submitted_nb.c.assignment_id, submitted_nb.c.notebook_id).where(
+                            submitted_nb.c.assignment_id.in_(part)
+                        )
+                    )
+                }
+            )
         for part in _chunks(list(nb_ids.values())):
-            old_grades.update({(r.notebook_id, r.cell_id): (r.id, r.manual_score) for r in conn.execute(
-                select(grades.c.id, grades.c.notebook_id, grades.c.cell_id, grades.c.manual_score)
-                .where(grades.c.notebook_id.in_(part)))})
-            old_comments.update({(r.notebook_id, r.cell_id): r.id for r in conn.execute(
-                select(comments.c.id, comments.c.notebook_id, comments.c.cell_id).where(comments.c.notebook_id.in_(part)))})
+            old_grades.update(
+                {
+                    (r.notebook_id, r.cell_id): (r.id, r.manual_score)
+                    for r in conn.execute(
+                        select(grades.c.id, grades.c.notebook_id, grades.c.cell_id, grades.c.manual_score).where(
+                            grades.c.notebook_id.in_(part)
+                        )
+                    )
+                }
+            )
+            old_comments.update(
+                {
+                    (r.notebook_id, r.cell_id): r.id
+                    for r in conn.execute(
+                        select(comments.c.id, comments.c.notebook_id, comments.c.cell_id).where(
+                            comments.c.notebook_id.in_(part)
+                        )
+                    )
+                }
+            )
         for student, graded in sorted(mine.items()):
             timestamp = parse_utc(graded.timestamp) if graded.timestamp else None
             sub_id = existing.get(student)
             if sub_id is None:
                 sub_id = uuid4().hex
-                new_subs.append({"id": sub_id, "assignment_id": shape["id"], "student_id": student,
-                                 "timestamp": timestamp, "extension": None})
+                new_subs.append(
+                    {
+                        "id": sub_id,
+                        "assignment_id": shape["id"],
+                        "student_id": student,
+                        "timestamp": timestamp,
+                        "extension": None,
+                    }
+                )
             elif timestamp is not None:
                 stamp_updates.append({"id": sub_id, "timestamp": timestamp})
             for name, nb_id in sorted(shape["notebooks"].items()):
                 snb = nb_ids.get((sub_id, nb_id))
                 if snb is None:
                     snb = uuid4().hex
-                    new_nbs.append({"id": snb, "assignment_id": sub_id, "notebook_id": nb_id, "flagged": False,
-                                    "late_submission_penalty": None})
+                    new_nbs.append(
+                        {
+                            "id": snb,
+                            "assignment_id": sub_id,
+                            "notebook_id": nb_id,
+                            "flagged": False,
+                            "late_submission_penalty": None,
+                        }
+                    )
                 summary = graded.notebooks.get(name, False)
                 if summary is None:  # not handed in: zero on every item, nothing to grade by hand
                     values = {cell: (0.0, False) for cell in shape["grade_cells"][nb_id]}
@@ -505,15 +610,31 @@ def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None
                     if old:
                         grade_updates.append({"id": old[0], "auto_score": score, "needs_manual_grade": needs})
                     else:
-                        new_grades.append({"id": uuid4().hex, "notebook_id": snb, "cell_id": cell, "auto_score": score,
-                                           "manual_score": None, "extra_credit": None, "needs_manual_grade": needs})
+                        new_grades.append(
+                            {
+                                "id": uuid4().hex,
+                                "notebook_id": snb,
+                                "cell_id": cell,
+                                "auto_score": score,
+                                "manual_score": None,
+                                "extra_credit": None,
+                                "needs_manual_grade": needs,
+                            }
+                        )
                 for cell in shape["comment_cells"][nb_id]:
                     old = old_comments.get((snb, cell))
                     if old and cell in said:
                         comment_updates.append({"id": old, "auto_comment": said[cell]})
                     elif not old:
-                        new_comments.append({"id": uuid4().hex, "notebook_id": snb, "cell_id": cell,
-                                             "auto_comment": said.get(cell), "manual_comment": None})
+                        new_comments.append(
+                            {
+                                "id": uuid4().hex,
+                                "notebook_id": snb,
+                                "cell_id": cell,
+                                "auto_comment": said.get(cell),
+                                "manual_comment": None,
+                            }
+                        )
     for table, rows in ((submitted, new_subs), (submitted_nb, new_nbs), (grades, new_grades), (comments, new_comments)):
         _insert(conn, table, rows)
     for table, rows in ((submitted, stamp_updates), (grades, grade_updates), (comments, comment_updates)):
@@ -533,26 +654,41 @@ def tamper_flags(course_dir: Path, *, assignments: list[str] | None = None) -> l
     from sqlalchemy import create_engine, select
 
     _, assignment, _, cell, submitted, submitted_nb, _, comment = _tables()
-    query = (select(assignment.c.name, submitted.c.student_id, cell.c.name, comment.c.auto_comment)
-             .select_from(comment)
-             .join(cell, cell.c.id == comment.c.cell_id)
-             .join(submitted_nb, submitted_nb.c.id == comment.c.notebook_id)
-             .join(submitted, submitted.c.id == submitted_nb.c.assignment_id)
-             .join(assignment, assignment.c.id == submitted.c.assignment_id)
-             .where(comment.c.auto_comment.startswith(TAMPER_COMMENT)))
+    query = (
+        select(assignment.c.name, submitted.c.student_id, cell.c.name, comment.c.auto_comment)
+        .select_from(comment)
+        .join(cell, cell.c.id == comment.c.cell_id)
+        .join(submitted_nb, submitted_nb.c.id == comment.c.notebook_id)
+        .join(submitted, submitted.c.id == submitted_nb.c.assignment_id)
+        .join(assignment, assignment.c.id == submitted.c.assignment_id)
+        .where(comment.c.auto_comment.startswith(TAMPER_COMMENT))
+    )
     if assignments:
         query = query.where(assignment.c.name.in_(list(assignments)))
     engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
     try:
         with engine.connect() as conn:
-            flags = [Flag(a, s, item, text.removeprefix(TAMPER_COMMENT + ": ")) for a, s, item, text in conn.execute(query)]
+            flags = [
+                Flag(a, s, item, text.removeprefix(TAMPER_COMMENT + ": ")) for a, s, item, text in conn.execute(query)
+            ]
     finally:
         engine.dispose()
     return sorted(flags, key=lambda f: (f.assignment, f.student, f.item))
 
 
-EXPORT_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
-                  "late_submission_penalty", "score", "max_score"]
+EXPORT_COLUMNS = [
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+]
 
 
 def export_csv(course_dir: Path, to: Path, *, progress: bool = False) -> Path:
@@ -567,19 +703,41 @@ def export_csv(course_dir: Path, to: Path, *, progress: bool = False) -> Path:
     engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
     try:
         with Session(engine) as session:
-            assignments = session.execute(select(Assignment.id, Assignment.name, Assignment.duedate, Assignment.max_score)
-                                          .order_by(Assignment.duedate, Assignment.name)).all()
-            students = session.execute(select(Student.id, Student.last_name, Student.first_name, Student.email)
-                                       .order_by(Student.last_name, Student.first_name, Student.id)).all()
-            handed_in = {(r.assignment_id, r.student_id): r for r in session.execute(
-                select(SubmittedAssignment.id, SubmittedAssignment.assignment_id, SubmittedAssignment.student_id,
-                       SubmittedAssignment.timestamp))}
-            scores = dict(session.execute(select(SubmittedNotebook.assignment_id, func.sum(Grade.score))
-                                          .join(Grade, Grade.notebook_id == SubmittedNotebook.id)
-                                          .group_by(SubmittedNotebook.assignment_id)).all())
-            penalties = dict(session.execute(select(SubmittedNotebook.assignment_id,
-                                                    func.sum(SubmittedNotebook.late_submission_penalty))
-                                             .group_by(SubmittedNotebook.assignment_id)).all())
+            assignments = session.execute(
+                select(Assignment.id, Assignment.name, Assignment.duedate, Assignment.max_score).order_by(
+                    Assignment.duedate, Assignment.name
+                )
+            ).all()
+            students = session.execute(
+                select(Student.id, Student.last_name, Student.first_name, Student.email).order_by(
+                    Student.last_name, Student.first_name, Student.id
+                )
+            ).all()
+            handed_in = {
+                (r.assignment_id, r.student_id): r
+                for r in session.execute(
+                    select(
+                        SubmittedAssignment.id,
+                        SubmittedAssignment.assignment_id,
+                        SubmittedAssignment.student_id,
+                        SubmittedAssignment.timestamp,
+                    )
+                )
+            }
+            scores = dict(
+                session.execute(
+                    select(SubmittedNotebook.assignment_id, func.sum(Grade.score))
+                    .join(Grade, Grade.notebook_id == SubmittedNotebook.id)
+                    .group_by(SubmittedNotebook.assignment_id)
+                ).all()
+            )
+            penalties = dict(
+                session.execute(
+                    select(
+                        SubmittedNotebook.assignment_id, func.sum(SubmittedNotebook.late_submission_penalty)
+                    ).group_by(SubmittedNotebook.assignment_id)
+                ).all()
+            )
     finally:
         engine.dispose()
 
@@ -598,9 +756,25 @@ def export_csv(course_dir: Path, to: Path, *, progress: bool = False) -> Path:
                     raw = float(scores.get(sub.id) or 0.0)
                     penalty = float(penalties.get(sub.id) or 0.0)
                     stamp, score = sub.timestamp, max(0.0, raw - penalty)
-                fh.write(",".join(text(v) for v in (assignment.name, assignment.duedate, stamp, student.id, student.last_name,
-                                                    student.first_name, student.email, raw, penalty, score,
-                                                    assignment.max_score)) + "\n")
+                fh.write(
+                    ",".join(
+                        text(v)
+                        for v in (
+                            assignment.name,
+                            assignment.duedate,
+                            stamp,
+                            student.id,
+                            student.last_name,
+                            student.first_name,
+                            student.email,
+                            raw,
+                            penalty,
+                            score,
+                            assignment.max_score,
+                        )
+                    )
+                    + "\n"
+                )
             bar.update(len(students))
         bar.close()
     return to

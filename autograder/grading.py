@@ -32,12 +32,23 @@ class Session:
     that ran the whole notebook.
     """
 
-    def __init__(self, control: socket.socket, files: list[tuple[str, bytes]], limits: Any, deadline: float, *, allow_weak: bool = False,
-                 memory: Any = None, budget: wire.Budget | None = None):
+    def __init__(
+        self,
+        control: socket.socket,
+        files: list[tuple[str, bytes]],
+        limits: Any,
+        deadline: float,
+        *,
+        allow_weak: bool = False,
+        memory: Any = None,
+        budget: wire.Budget | None = None,
+    ):
         self.control = control
         self.files = files
         self.allow_weak = allow_weak
-        self.memory = memory  # the notebook's memory cgroup (`cgroup.Group`), which every child joins; None where there is none
+        self.memory = (
+            memory  # the notebook's memory cgroup (`cgroup.Group`), which every child joins; None where there is none
+        )
         self.ooms = memory.oom_kills() if memory is not None else 0
         self.budget = budget if budget is not None else wire.Budget()
         self.limits = limits
@@ -62,7 +73,11 @@ class Session:
         try:
             if self.memory is not None:
                 fds.append(self.memory.procs_fd())
-            zygote.send_message(self.control, {"op": "fork", "limits": limits_mod.as_dict(self.limits), "allow_weak": self.allow_weak}, fds)
+            zygote.send_message(
+                self.control,
+                {"op": "fork", "limits": limits_mod.as_dict(self.limits), "allow_weak": self.allow_weak},
+                fds,
+            )
             reply, _ = zygote.recv_message(self.control)
         finally:
             theirs.close()
@@ -89,11 +104,15 @@ class Session:
             self.kill()
             raise RuntimeError("the sandbox's guard could not be armed")
         if self.files:
-            self.channel.send({"op": "files", "names": [name for name, _ in self.files]}, [data for _, data in self.files])
+            self.channel.send(
+                {"op": "files", "names": [name for name, _ in self.files]}, [data for _, data in self.files]
+            )
             reply, _, _ = self.conn.recv(time.monotonic() + 60)
             if "value" not in reply:
                 error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-                raise RuntimeError(f"the notebook's files could not be put in its folder: {str(error.get('msg', 'no reason given'))[:300]}")
+                raise RuntimeError(
+                    f"the notebook's files could not be put in its folder: {str(error.get('msg', 'no reason given'))[:300]}"
+                )
         self.fork_s += time.perf_counter() - started
 
     def kill(self) -> None:
@@ -154,7 +173,9 @@ class Session:
             self.kill()
             return "timeout", {}
         except wire.WireError as exc:
-            self.conn.events.append(f"the notebook's process wrote something that is not a grader message on its channel ({exc})")
+            self.conn.events.append(
+                f"the notebook's process wrote something that is not a grader message on its channel ({exc})"
+            )
             self.kill()
             return "died", {}
         except wire.ChannelClosed:
@@ -236,7 +257,7 @@ class Session:
     def _prober(self, item: str) -> "Session":
         statements = slicing.needed_statements(self.history, {item})
         child = self.probe_child
-        if child is not None and child.alive() and self.history[:len(self.probe_history)] == self.probe_history:
+        if child is not None and child.alive() and self.history[: len(self.probe_history)] == self.probe_history:
             new = [s for s in statements if s not in self.probe_ran]
             if slicing.can_run_after(new, self.probe_ran):
                 for code in slicing.as_cells(new):
@@ -261,8 +282,15 @@ class Session:
         return child
 
     def _fresh_prober(self, history: list[str]) -> "Session":
-        child = Session(self.control, self.files, self.limits, self.notebook_deadline, allow_weak=self.allow_weak,
-                        memory=self.memory, budget=self.budget)
+        child = Session(
+            self.control,
+            self.files,
+            self.limits,
+            self.notebook_deadline,
+            allow_weak=self.allow_weak,
+            memory=self.memory,
+            budget=self.budget,
+        )
         child.history = list(history)
         child.test_deadline = self.test_deadline
         child.ensure([])
@@ -311,7 +339,11 @@ def _clean_outputs(outputs: Any) -> list[dict]:
         if kind == "stream" and out.get("name") in ("stdout", "stderr") and isinstance(out.get("text"), str):
             clean.append(nbformat.v4.new_output("stream", name=out["name"], text=out["text"]))
         elif kind in ("display_data", "execute_result") and isinstance(out.get("data"), dict):
-            data = {k: v for k, v in out["data"].items() if isinstance(k, str) and "/" in k and isinstance(v, (str, dict, list))}
+            data = {
+                k: v
+                for k, v in out["data"].items()
+                if isinstance(k, str) and "/" in k and isinstance(v, (str, dict, list))
+            }
             meta = out.get("metadata") if isinstance(out.get("metadata"), dict) else {}
             if kind == "execute_result":
                 count = out.get("execution_count") if type(out.get("execution_count")) is int else None
@@ -319,7 +351,11 @@ def _clean_outputs(outputs: Any) -> list[dict]:
             else:
                 clean.append(nbformat.v4.new_output(kind, data=data, metadata=meta))
         elif kind == "error" and isinstance(out.get("ename"), str) and isinstance(out.get("evalue"), str):
-            tb = [str(x) for x in out.get("traceback", []) if isinstance(x, str)] if isinstance(out.get("traceback"), list) else []
+            tb = (
+                [str(x) for x in out.get("traceback", []) if isinstance(x, str)]
+                if isinstance(out.get("traceback"), list)
+                else []
+            )
             clean.append(nbformat.v4.new_output("error", ename=out["ename"], evalue=out["evalue"], traceback=tb))
     return clean
 
@@ -368,10 +404,15 @@ def _fit_notebook(nb: Any, limit_bytes: int, text: str | None = None) -> bool:
     size = len(text if text is not None else nbformat.writes(nb))
     if size <= limit_bytes:
         return False
-    cells = sorted((c for c in nb.cells if c.get("cell_type") == "code" and c.get("outputs")), key=lambda c: -_output_size(c.outputs))
+    cells = sorted(
+        (c for c in nb.cells if c.get("cell_type") == "code" and c.get("outputs")),
+        key=lambda c: -_output_size(c.outputs),
+    )
     for cell in cells:
         before = _output_size(cell.outputs)
-        cell.outputs = [_over_note(f"the autograded notebook was over its size limit ({limit_bytes // (1024 * 1024)} MB)")]
+        cell.outputs = [
+            _over_note(f"the autograded notebook was over its size limit ({limit_bytes // (1024 * 1024)} MB)")
+        ]
         size -= before - _output_size(cell.outputs)
         if size <= limit_bytes:
             break
@@ -390,9 +431,19 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
     `memory` is the judge's memory cgroup for the notebook's processes (`cgroup.Group`), or None.
     """
     started = time.perf_counter()
-    result = {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
-              "status": "ok", "reason": "", "notebook_json": None, "repairs": [], "failures": [], "warnings": [],
-              "timings": {}}
+    result = {
+        "job": job["key"],
+        "student": job["student"],
+        "assignment": job["assignment"],
+        "notebook": job["notebook"],
+        "status": "ok",
+        "reason": "",
+        "notebook_json": None,
+        "repairs": [],
+        "failures": [],
+        "warnings": [],
+        "timings": {},
+    }
     template = jobs.template(job)
     limits = limits_mod.from_dict(job["limits"])
     try:
@@ -404,7 +455,9 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
     result["repairs"] = fixed.notes
     in_sandbox = bool(job.get("tests_in_sandbox"))
     if in_sandbox:
-        result["warnings"].append("test cells ran inside the student's process (--in-sandbox-tests): the grades can be forged")
+        result["warnings"].append(
+            "test cells ran inside the student's process (--in-sandbox-tests): the grades can be forged"
+        )
     files = jobs.files(job)
     notes = [str(n) for n in job.get("notes", [])]
     if memory is not None:
@@ -415,8 +468,11 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
     deadline = time.monotonic() + limits.notebook_timeout
     session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")), memory=memory)
     output_left = limits.notebook_output_mb * 1024 * 1024
-    over_memory = _error_output("MemoryError", f"a process of this cell went over the notebook's memory limit ({limits.memory_mb} MB for all "
-                                "its processes and files together, c.Autograder.memory_limit_mb) and the grader stopped it")
+    over_memory = _error_output(
+        "MemoryError",
+        f"a process of this cell went over the notebook's memory limit ({limits.memory_mb} MB for all "
+        "its processes and files together, c.Autograder.memory_limit_mb) and the grader stopped it",
+    )
 
     def kept(outputs: list) -> list:
         """`outputs`, or a note once the notebook's total recorded output is spent."""
@@ -426,10 +482,15 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
             output_left -= size
             return outputs
         if output_left >= 0:
-            notes.append(f"outputs past the notebook's limit of {limits.notebook_output_mb} MB in all (c.Autograder.max_notebook_output_mb) were not kept")
+            notes.append(
+                f"outputs past the notebook's limit of {limits.notebook_output_mb} MB in all (c.Autograder.max_notebook_output_mb) were not kept"
+            )
             output_left = -1
         errors = [o for o in outputs if o.get("output_type") == "error"]
-        return [_over_note(f"the notebook is over its limit of {limits.notebook_output_mb} MB of output in all")] + errors[:1]
+        return [
+            _over_note(f"the notebook is over its limit of {limits.notebook_output_mb} MB of output in all")
+        ] + errors[:1]
+
     failures: list[dict] = []
     tampering: dict[str | None, list[str]] = {}
     test_seconds: dict[str, float] = {}
@@ -448,7 +509,12 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                 if role == "markdown":
                     continue
                 if time.monotonic() >= deadline:
-                    cell.outputs = [_error_output("TimeoutError", f"not run: the notebook ran past its time limit ({limits.notebook_timeout:g} s)")]
+                    cell.outputs = [
+                        _error_output(
+                            "TimeoutError",
+                            f"not run: the notebook ran past its time limit ({limits.notebook_timeout:g} s)",
+                        )
+                    ]
                     failures.append({"cell": index, "kind": "notebook timeout"})
                     continue
                 count += 1
@@ -458,8 +524,12 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                     try:
                         session.ensure(failures)
                         tampered(None, session.take_events())
-                        verdict = judge.run_test(fixed.tests[index], session.begin_test(), output_chars=limits.output_kb * 1024,
-                                                 run_probe=session.run_probe)
+                        verdict = judge.run_test(
+                            fixed.tests[index],
+                            session.begin_test(),
+                            output_chars=limits.output_kb * 1024,
+                            run_probe=session.run_probe,
+                        )
                     except TimeoutError:
                         verdict = judge.Verdict(False, [], "TimeoutError", "the notebook ran past its time limit")
                         verdict.outputs = [_error_output(verdict.ename, verdict.evalue)]
@@ -473,7 +543,13 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                         cell.outputs.append(over_memory)
                     cell.execution_count = count
                     if verdict.died:
-                        failures.append({"cell": index, "kind": "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash"), "detail": verdict.evalue})
+                        failures.append(
+                            {
+                                "cell": index,
+                                "kind": "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash"),
+                                "detail": verdict.evalue,
+                            }
+                        )
                     continue
                 source = fixed.tests[index] if role == "test" else cell.source
                 t0 = time.perf_counter()
@@ -487,15 +563,30 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
                 if status in ("ok", "error"):
                     cell.outputs = _clean_outputs(reply.get("outputs"))
                     if role == "test":  # a traceback would show the hidden tests' source
-                        cell.outputs = [_error_output(o.ename, o.evalue) if o.output_type == "error" else o for o in _test_outputs(cell.outputs)]
+                        cell.outputs = [
+                            _error_output(o.ename, o.evalue) if o.output_type == "error" else o
+                            for o in _test_outputs(cell.outputs)
+                        ]
                     if status == "error" and not any(o["output_type"] == "error" for o in cell.outputs):
-                        cell.outputs.append(_error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", ""))))
+                        cell.outputs.append(
+                            _error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", "")))
+                        )
                     cell.outputs = kept(cell.outputs)
                 elif status == "timeout":
-                    cell.outputs = [_error_output("TimeoutError", f"this cell ran past the grader's time limit ({limits.cell_timeout:g} s per cell) and was stopped; the rest of the notebook was graded without it")]
+                    cell.outputs = [
+                        _error_output(
+                            "TimeoutError",
+                            f"this cell ran past the grader's time limit ({limits.cell_timeout:g} s per cell) and was stopped; the rest of the notebook was graded without it",
+                        )
+                    ]
                     failures.append({"cell": index, "kind": "timeout"})
                 else:
-                    cell.outputs = [_error_output("DeadKernelError", "this cell ended its process (it crashed or exited); the rest of the notebook was graded without it")]
+                    cell.outputs = [
+                        _error_output(
+                            "DeadKernelError",
+                            "this cell ended its process (it crashed or exited); the rest of the notebook was graded without it",
+                        )
+                    ]
                     failures.append({"cell": index, "kind": "crash"})
                 if session.memory_hit():
                     cell.outputs = [o for o in cell.outputs if o.get("ename") != "DeadKernelError"] + [over_memory]
@@ -512,12 +603,19 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
         item = _item_of(cell)
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and item in tampering:
             detail = "; ".join(tampering[item])[:2000]
-            cell.outputs = [_error_output("TamperingDetected", f"the grader found the notebook interfering with its checks: {detail}. "
-                                          "This item scores nothing until an instructor has reviewed it.")]
+            cell.outputs = [
+                _error_output(
+                    "TamperingDetected",
+                    f"the grader found the notebook interfering with its checks: {detail}. "
+                    "This item scores nothing until an instructor has reviewed it.",
+                )
+            ]
     text = nbformat.writes(nb)
     if _fit_notebook(nb, limits.autograded_mb * 1024 * 1024, text):
-        notes.append(f"the autograded notebook was over its limit of {limits.autograded_mb} MB (c.Autograder.max_autograded_mb): "
-                     "its largest outputs were replaced by a note")
+        notes.append(
+            f"the autograded notebook was over its limit of {limits.autograded_mb} MB (c.Autograder.max_autograded_mb): "
+            "its largest outputs were replaced by a note"
+        )
     if notes:
         _add_notes(nb, notes)
         result["limits"] = notes
@@ -528,6 +626,13 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
     # what the gradebook records for this notebook, worked out here, beside the grader's other workers,
     # so the coordinator that records every notebook of a class does not
     result["summary"] = gradebook.summarise(nb, gradebook.flagged_items(result["tampering"]))
-    result["timings"] = {"student_s": student_s, "judge_s": judge_s, "total_s": time.perf_counter() - started,
-                         "student_code_s": session.busy, "forks": session.forks, "fork_s": session.fork_s, "tests": test_seconds}
+    result["timings"] = {
+        "student_s": student_s,
+        "judge_s": judge_s,
+        "total_s": time.perf_counter() - started,
+        "student_code_s": session.busy,
+        "forks": session.forks,
+        "fork_s": session.fork_s,
+        "tests": test_seconds,
+    }
     return result

@@ -42,7 +42,7 @@ import os
 import signal
 import struct
 import sys
-import threading
+import threading  # noqa: F401 - THREAD_STARTS reads its table from sys.modules
 import types
 from importlib.machinery import ModuleSpec
 from typing import Any, Callable
@@ -55,21 +55,36 @@ from course.probes import evidence as _ev
 FRAME_PREFIX = struct.Struct(">2sHI")
 MAGIC, VERSION = b"AG", 1
 MAC_BYTES = 32
-WATCHED_EVENTS = frozenset({
-    "sys.settrace", "sys.setprofile", "sys._current_frames", "sys.addaudithook",
-    "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-})
+WATCHED_EVENTS = frozenset(
+    {
+        "sys.settrace",
+        "sys.setprofile",
+        "sys._current_frames",
+        "sys.addaudithook",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+    }
+)
 CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 WATCHED_PACKAGES = frozenset({"course", "autograder", "torch", "numpy"})
 PROTECTED_PREFIXES = ("course", "autograder")
 LIBRARY_MODULES = ("builtins",)  # PyTorch and NumPy change their own attributes lazily; the guard binds what it uses
-SAFE_OPS = ("aten::_to_copy", "aten::copy_", "aten::view.dtype", "aten::resolve_conj", "aten::resolve_neg", "aten::detach")
+SAFE_OPS = (
+    "aten::_to_copy",
+    "aten::copy_",
+    "aten::view.dtype",
+    "aten::resolve_conj",
+    "aten::resolve_neg",
+    "aten::detach",
+)
 WITNESS_FUNCTIONS = ("_pop_saved_tensors_default_hooks", "_saved_tensors_hooks_disable")
 # While lines are counted, the count must see every line the notebook's code runs: work handed to another
 # thread or process would not be counted, so starting one then is reported.
 THREAD_STARTS = (("_thread", "start_new_thread"), ("_thread", "start_new"), ("threading", "_start_new_thread"))
-PROCESS_EVENTS = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
-                            "subprocess.Popen"})
+PROCESS_EVENTS = frozenset(
+    {"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen"}
+)
 
 
 class TamperDetected(BaseException):
@@ -131,9 +146,24 @@ class SealedSnapshots(_ev.Snapshots):
         buffers: list = []
         return _Encoded(self.node(value, buffers, depth), buffers)
 
-    def node(self, value: Any, buffers: list, depth: int = 0, *, _type=type, _hex=float.hex, _str=str, _len=len,
-             _list=list, _int=int, _tobytes=np.ndarray.tobytes, _generic_tobytes=np.generic.tobytes,
-             _scalars=_ev.NUMPY_SCALARS, _dtype_repr=torch.dtype.__repr__, _device_str=torch.device.__str__) -> dict:
+    def node(
+        self,
+        value: Any,
+        buffers: list,
+        depth: int = 0,
+        *,
+        _type=type,
+        _hex=float.hex,
+        _str=str,
+        _len=len,
+        _list=list,
+        _int=int,
+        _tobytes=np.ndarray.tobytes,
+        _generic_tobytes=np.generic.tobytes,
+        _scalars=_ev.NUMPY_SCALARS,
+        _dtype_repr=torch.dtype.__repr__,
+        _device_str=torch.device.__str__,
+    ) -> dict:
         if depth > 64:
             return {"t": "opaque", "type": "deeply nested value"}
         kind = _type(value)
@@ -142,13 +172,13 @@ class SealedSnapshots(_ev.Snapshots):
         if kind is bool:
             return {"t": "bool", "v": value}
         if kind is int:
-            return {"t": "int", "v": _str(value)} if -(10 ** 4000) < value < 10 ** 4000 else {"t": "opaque", "type": "int"}
+            return {"t": "int", "v": _str(value)} if -(10**4000) < value < 10**4000 else {"t": "opaque", "type": "int"}
         if kind is float:
             return {"t": "float", "v": _hex(value)}
         if kind is complex:
             return {"t": "complex", "v": [_hex(value.real), _hex(value.imag)]}
         if kind is str:
-            return {"t": "str", "v": value[:1 << 20]}
+            return {"t": "str", "v": value[: 1 << 20]}
         if kind is bytes:
             buffers.append(value)
             return {"t": "bytes", "buf": _len(buffers) - 1}
@@ -158,8 +188,11 @@ class SealedSnapshots(_ev.Snapshots):
             keys = _list(value)
             if not all(_type(k) in (str, int, bool, float, type(None)) for k in keys):
                 return {"t": "opaque", "type": "dict"}
-            return {"t": "dict", "k": [self.node(k, buffers, depth + 1) for k in keys],
-                    "v": [self.node(value[k], buffers, depth + 1) for k in keys]}
+            return {
+                "t": "dict",
+                "k": [self.node(k, buffers, depth + 1) for k in keys],
+                "v": [self.node(value[k], buffers, depth + 1) for k in keys],
+            }
         if kind is _Encoded:
             base = _len(buffers)
             buffers.extend(value.buffers)
@@ -169,8 +202,14 @@ class SealedSnapshots(_ev.Snapshots):
                 return {"t": "opaque", "type": "numpy.ndarray"}
             data = _ev.array_copy(value)
             buffers.append(_tobytes(data))
-            return {"t": "ndarray", "dtype": data.dtype.str, "shape": _list(data.shape), "strides": _list(data.strides),
-                    "offset": 0, "buf": _len(buffers) - 1}
+            return {
+                "t": "ndarray",
+                "dtype": data.dtype.str,
+                "shape": _list(data.shape),
+                "strides": _list(data.strides),
+                "offset": 0,
+                "buf": _len(buffers) - 1,
+            }
         if kind in _scalars:
             buffers.append(_generic_tobytes(value))
             return {"t": "npscalar", "dtype": _scalars[kind], "buf": _len(buffers) - 1}
@@ -184,8 +223,19 @@ class SealedSnapshots(_ev.Snapshots):
             return self._tensor_node(value, buffers, depth)
         return {"t": "opaque", "type": _ev.type_name(value)}
 
-    def _tensor_node(self, value: Any, buffers: list, depth: int, *, _tobytes=np.ndarray.tobytes, _TB=_ev.TensorBase,
-                     _off=torch._C.DisableTorchFunction, _type=type, _list=list, _len=len) -> dict:
+    def _tensor_node(
+        self,
+        value: Any,
+        buffers: list,
+        depth: int,
+        *,
+        _tobytes=np.ndarray.tobytes,
+        _TB=_ev.TensorBase,
+        _off=torch._C.DisableTorchFunction,
+        _type=type,
+        _list=list,
+        _len=len,
+    ) -> dict:
         meta = _ev.tensor_meta(value)
         if not meta["layout_ok"]:
             return {"t": "opaque", "type": "torch.Tensor (not strided)"}
@@ -195,9 +245,19 @@ class SealedSnapshots(_ev.Snapshots):
             strides.append(step)
             step *= max(size, 1)
         strides.reverse()
-        node = {"t": "tensor", "dtype": meta["dtype"], "shape": _list(meta["shape"]), "stride": strides, "offset": 0,
-                "device": meta["device"], "requires_grad": meta["requires_grad"], "is_leaf": meta["is_leaf"],
-                "grad_fn": meta["grad_fn"], "grad": None, "buf": None}
+        node = {
+            "t": "tensor",
+            "dtype": meta["dtype"],
+            "shape": _list(meta["shape"]),
+            "stride": strides,
+            "offset": 0,
+            "device": meta["device"],
+            "requires_grad": meta["requires_grad"],
+            "is_leaf": meta["is_leaf"],
+            "grad_fn": meta["grad_fn"],
+            "grad": None,
+            "buf": None,
+        }
         if data is not None:
             buffers.append(data)
             node["buf"] = _len(buffers) - 1
@@ -205,7 +265,11 @@ class SealedSnapshots(_ev.Snapshots):
             with _off():
                 grad = _TB.grad.__get__(value)
             if grad is not None:
-                node["grad"] = self._tensor_node(grad, buffers, depth + 1) if _type(grad) is torch.Tensor else {"t": "opaque", "type": "grad"}
+                node["grad"] = (
+                    self._tensor_node(grad, buffers, depth + 1)
+                    if _type(grad) is torch.Tensor
+                    else {"t": "opaque", "type": "grad"}
+                )
         return node
 
 
@@ -291,9 +355,22 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     #  8 code allowed to send frames, 9 ids of the guard's own functions, 10 operation watch]
     S: list = [-1, b"", 0, False, 0, None, None, None, frozenset(), frozenset(), None]
 
-    def frame(payload: dict, buffers: list, _S=S, _write=os.write, _encode=encode, _join="".join, _pack=FRAME_PREFIX.pack,
-              _mac=_mac, _len=len, _getframe=sys._getframe, _dict=dict, _str=str, _memoryview=memoryview,
-              _tamper=TamperDetected) -> None:
+    def frame(
+        payload: dict,
+        buffers: list,
+        _S=S,
+        _write=os.write,
+        _encode=encode,
+        _join="".join,
+        _pack=FRAME_PREFIX.pack,
+        _mac=_mac,
+        _len=len,
+        _getframe=sys._getframe,
+        _dict=dict,
+        _str=str,
+        _memoryview=memoryview,
+        _tamper=TamperDetected,
+    ) -> None:
         if _getframe(1).f_code not in _S[8]:
             raise _tamper("the notebook's code tried to send a report in the grader's name")
         _S[2] += 1
@@ -304,7 +381,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         header = ('{"sealed":true,"b":[' + ",".join(_str(_len(p)) for p in [*parts, mac]) + "]}").encode("ascii")
         view = _memoryview(b"".join([_pack(MAGIC, VERSION, _len(header)), header, *parts, mac]))
         while view:
-            view = view[_write(_S[0], view):]
+            view = view[_write(_S[0], view) :]
 
     def emit(event: str, detail: str, _S=S, _frame=frame, _str=str) -> None:
         if not _S[3] or _S[0] < 0:
@@ -341,8 +418,16 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         wrapper.__name__ = wrapper.__qualname__ = where.rpartition(".")[2]
         return wrapper
 
-    def create_builtin(spec: Any, _original=_imp.create_builtin, _S=S, _emit=emit, _type=type, _str=str,
-                       _spec_type=ModuleSpec, _modules=sys.modules) -> Any:
+    def create_builtin(
+        spec: Any,
+        _original=_imp.create_builtin,
+        _S=S,
+        _emit=emit,
+        _type=type,
+        _str=str,
+        _spec_type=ModuleSpec,
+        _modules=sys.modules,
+    ) -> Any:
         """`_imp.create_builtin`, reporting a second copy of a built-in module (a `_thread` without the wrappers)."""
         if _S[3] and not _S[4]:
             if _type(spec) is not _spec_type:
@@ -369,9 +454,24 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     registry = types.MappingProxyType(dict(probes.REGISTRY))
     exempt_codes = {event: frozenset(f.__code__ for f in funcs) for event, funcs in (exempt or {}).items()}
 
-    def hook(event: str, args: tuple, _S=S, _emit=emit, _type=type, _func=types.FunctionType, _str=str, _bytes=bytes,
-             _getframe=sys._getframe, _watched=WATCHED_EVENTS, _code_attrs=CODE_ATTRIBUTES, _packages=WATCHED_PACKAGES,
-             _exempt=exempt_codes, _library=library, _id=id, _processes=PROCESS_EVENTS) -> None:
+    def hook(
+        event: str,
+        args: tuple,
+        _S=S,
+        _emit=emit,
+        _type=type,
+        _func=types.FunctionType,
+        _str=str,
+        _bytes=bytes,
+        _getframe=sys._getframe,
+        _watched=WATCHED_EVENTS,
+        _code_attrs=CODE_ATTRIBUTES,
+        _packages=WATCHED_PACKAGES,
+        _exempt=exempt_codes,
+        _library=library,
+        _id=id,
+        _processes=PROCESS_EVENTS,
+    ) -> None:
         if not _S[3] or _S[4]:
             return
         _S[4] += 1
@@ -397,7 +497,9 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             elif event == "code.__new__" and len(args) > 1 and _type(args[1]) is _str and args[1].startswith(_library):
                 caller = _getframe(1)
                 if caller is None or not caller.f_code.co_filename.startswith(_library):
-                    _emit(event, f"the notebook's code made a code object under the name of an installed file ({args[1]})")
+                    _emit(
+                        event, f"the notebook's code made a code object under the name of an installed file ({args[1]})"
+                    )
             elif event == "marshal.loads":
                 caller = _getframe(1)
                 code = caller.f_code if caller is not None else None
@@ -415,7 +517,9 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                         _emit(event, f"the notebook's code imported bytecode from a zip archive ({path})")
             elif event in _processes and _S[5] is not None:
                 _emit(event, "the notebook's code started a process while its Python lines were counted")
-            elif event in ("object.__setattr__", "object.__delattr__", "object.__getattr__") and _type(args[0]) is _func:
+            elif (
+                event in ("object.__setattr__", "object.__delattr__", "object.__getattr__") and _type(args[0]) is _func
+            ):
                 target, name = args[0], args[1]
                 if _id(target) in _S[9]:
                     _emit(event, f"the notebook's code touched the grader's own function ({name})")
@@ -426,10 +530,22 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         finally:
             _S[4] -= 1
 
-    def verify(_S=S, _entries=entries, _sizes=sizes, _dispatch=dispatch, _gettrace=sys.gettrace, _getprofile=sys.getprofile,
-               _threads=_thread._count, _dispatch_len=torch._C._len_torch_dispatch_stack, _dump=torch._C._dispatch_dump,
-               _fstat=os.fstat, _hooks_enabled=autograd_c._saved_tensors_hooks_is_enabled, _top=real_top,
-               _owner=_owner, _len=len) -> list:
+    def verify(
+        _S=S,
+        _entries=entries,
+        _sizes=sizes,
+        _dispatch=dispatch,
+        _gettrace=sys.gettrace,
+        _getprofile=sys.getprofile,
+        _threads=_thread._count,
+        _dispatch_len=torch._C._len_torch_dispatch_stack,
+        _dump=torch._C._dispatch_dump,
+        _fstat=os.fstat,
+        _hooks_enabled=autograd_c._saved_tensors_hooks_is_enabled,
+        _top=real_top,
+        _owner=_owner,
+        _len=len,
+    ) -> list:
         problems = []
         tracer = _S[5][1] if _S[5] is not None else None
         if _gettrace() is not tracer or _getprofile() is not None:
@@ -463,10 +579,23 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             problems.append("the grader's channel was closed")
         return problems
 
-    def sealed(action: Callable, objects: tuple, _S=S, _verify=verify, _actions=action_ids, _mask=signal.pthread_sigmask,
-               _block=signal.SIG_BLOCK, _setmask=signal.SIG_SETMASK, _all=signal.valid_signals, _gc_off=gc.disable,
-               _gc_on=gc.enable, _gc_enabled=gc.isenabled, _off=torch._C.DisableTorchFunction, _snapshots=SealedSnapshots,
-               _id=id) -> tuple:
+    def sealed(
+        action: Callable,
+        objects: tuple,
+        _S=S,
+        _verify=verify,
+        _actions=action_ids,
+        _mask=signal.pthread_sigmask,
+        _block=signal.SIG_BLOCK,
+        _setmask=signal.SIG_SETMASK,
+        _all=signal.valid_signals,
+        _gc_off=gc.disable,
+        _gc_on=gc.enable,
+        _gc_enabled=gc.isenabled,
+        _off=torch._C.DisableTorchFunction,
+        _snapshots=SealedSnapshots,
+        _id=id,
+    ) -> tuple:
         old_mask = _mask(_block, _all())
         was_enabled = _gc_enabled()
         _gc_off()
@@ -488,9 +617,15 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 _gc_on()
             _mask(_setmask, old_mask)
 
-    def clean(_S=S, _settrace=sys.settrace, _pop=wrappers["_pop_saved_tensors_default_hooks"], _top=real_top,
-              _modes=torch._C._len_torch_dispatch_stack, _mode_at=torch._C._get_dispatch_stack_at,
-              _pop_mode=torch._C._pop_torch_dispatch_stack) -> None:
+    def clean(
+        _S=S,
+        _settrace=sys.settrace,
+        _pop=wrappers["_pop_saved_tensors_default_hooks"],
+        _top=real_top,
+        _modes=torch._C._len_torch_dispatch_stack,
+        _mode_at=torch._C._get_dispatch_stack_at,
+        _pop_mode=torch._C._pop_torch_dispatch_stack,
+    ) -> None:
         """Undo what a probe set up (line counting, the saved-tensor witness, the operation watch)."""
         _S[4] += 1
         try:
@@ -509,30 +644,67 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         finally:
             _S[4] -= 1
 
-    def run_probe(name: str, func: Any, args: tuple, kwargs: dict, request: int, _S=S, _registry=registry, _sealed=sealed,
-                  _frame=frame, _clean=clean, _str=str, _tuple=tuple, _settrace=sys.settrace, _library=library,
-                  _push=autograd_c._push_saved_tensors_default_hooks, _type_name=_ev.type_name,
-                  _tamper=TamperDetected) -> None:
+    def run_probe(
+        name: str,
+        func: Any,
+        args: tuple,
+        kwargs: dict,
+        request: int,
+        _S=S,
+        _registry=registry,
+        _sealed=sealed,
+        _frame=frame,
+        _clean=clean,
+        _str=str,
+        _tuple=tuple,
+        _settrace=sys.settrace,
+        _library=library,
+        _push=autograd_c._push_saved_tensors_default_hooks,
+        _type_name=_ev.type_name,
+        _tamper=TamperDetected,
+    ) -> None:
         """Run the probe `name` on the student's `func`: its steps send their evidence, then "done" or "error"."""
         witness = [0]
 
-        def sealer(command: str, *rest: Any, _S=_S, _sealed=_sealed, _frame=_frame, _req=request, _witness=witness,
-                   _settrace=_settrace, _push=_push, _library=_library, _tuple=_tuple, _tamper=_tamper,
-                   _waitid=os.waitid, _P_ALL=os.P_ALL, _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT,
-                   _watch=OpWatch, _push_mode=torch._C._push_on_torch_dispatch_stack,
-                   _pop_mode=torch._C._pop_torch_dispatch_stack, _modes=torch._C._len_torch_dispatch_stack,
-                   _mode_at=torch._C._get_dispatch_stack_at, _list=list, _type=type, _str=str) -> Any:
+        def sealer(
+            command: str,
+            *rest: Any,
+            _S=_S,
+            _sealed=_sealed,
+            _frame=_frame,
+            _req=request,
+            _witness=witness,
+            _settrace=_settrace,
+            _push=_push,
+            _library=_library,
+            _tuple=_tuple,
+            _tamper=_tamper,
+            _waitid=os.waitid,
+            _P_ALL=os.P_ALL,
+            _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT,
+            _watch=OpWatch,
+            _push_mode=torch._C._push_on_torch_dispatch_stack,
+            _pop_mode=torch._C._pop_torch_dispatch_stack,
+            _modes=torch._C._len_torch_dispatch_stack,
+            _mode_at=torch._C._get_dispatch_stack_at,
+            _list=list,
+            _type=type,
+            _str=str,
+        ) -> Any:
             _S[4] += 1
             try:
                 if command == "seal":
                     encoded, problems = _sealed(rest[0], _tuple(rest[1:]))
                     if problems:
-                        _frame({"kind": "tamper", "event": "check", "detail": "; ".join(problems)[:1000], "req": _req}, [])
+                        _frame(
+                            {"kind": "tamper", "event": "check", "detail": "; ".join(problems)[:1000], "req": _req}, []
+                        )
                         raise _tamper("; ".join(problems))
                     node, buffers = encoded
                     extra = {"saved_tensors": _witness[0]} if _S[7] is not None else {}
                     _frame({"kind": "evidence", "req": _req, "value": node, **extra}, buffers)
                 elif command == "witness":
+
                     def pack(tensor: Any, _count=_witness, _detach=torch._C.TensorBase.detach) -> Any:
                         _count[0] += 1
                         return _detach(tensor)  # the tensor itself would make a reference cycle through its grad_fn
@@ -606,7 +778,12 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 message = _str(exc)[:4000]
             except BaseException:
                 message = "<the error message could not be shown>"
-            outcome = {"kind": "error", "req": request, "type": _type_name(exc).rpartition(".")[2][:200], "msg": message}
+            outcome = {
+                "kind": "error",
+                "req": request,
+                "type": _type_name(exc).rpartition(".")[2][:200],
+                "msg": message,
+            }
         _clean()
         _S[4] += 1
         try:
@@ -621,10 +798,24 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _S[0], _S[1], _S[2], _S[6] = fd, _bytes(key), 0, (stat.st_dev, stat.st_ino)
         _S[3] = True
 
-    sealer_code = next(c for c in run_probe.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == "sealer")
+    sealer_code = next(
+        c for c in run_probe.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == "sealer"
+    )
     S[8] = frozenset({emit.__code__, sealer_code, run_probe.__code__})
-    own = (frame, emit, hook, verify, sealed, clean, run_probe, arm, guarded, starting, *wrappers.values(),
-           *(wrapper for _, _, wrapper in replaced))
+    own = (
+        frame,
+        emit,
+        hook,
+        verify,
+        sealed,
+        clean,
+        run_probe,
+        arm,
+        guarded,
+        starting,
+        *wrappers.values(),
+        *(wrapper for _, _, wrapper in replaced),
+    )
     S[9] = frozenset(id(f) for f in own)
     _ENTRY.update(arm=arm, run_probe=run_probe, keep=(own, actions))
     sys.addaudithook(hook)

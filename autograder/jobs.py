@@ -53,7 +53,9 @@ def load(plan: dict) -> dict:
     except repair.SubmissionError as exc:
         job["submission"] = {"name": path.name, "refused": str(exc)}
     job["template"] = _template(plan["template"])
-    job["extra_files"] = [{"to": extra["to"], "data": _encode(Path(extra["from"]).read_bytes())} for extra in plan["extra_files"]]
+    job["extra_files"] = [
+        {"to": extra["to"], "data": _encode(Path(extra["from"]).read_bytes())} for extra in plan["extra_files"]
+    ]
     return job
 
 
@@ -74,7 +76,10 @@ def submission(job: dict) -> dict:
 
 def files(job: dict) -> list[tuple[str, bytes]]:
     """(name relative to the notebook's folder, content) of every other file handed to the notebook."""
-    return [(str(extra["to"]), _decode(extra.get("data"), f"file {extra.get('to')!r}")) for extra in job.get("extra_files", [])]
+    return [
+        (str(extra["to"]), _decode(extra.get("data"), f"file {extra.get('to')!r}"))
+        for extra in job.get("extra_files", [])
+    ]
 
 
 IDENT = ("key", "student", "assignment", "notebook")  # the fields that name a job, in its messages and its result
@@ -82,5 +87,16 @@ IDENT = ("key", "student", "assignment", "notebook")  # the fields that name a j
 
 def failed_result(job: dict, reason: str) -> dict:
     """The result record of a job that could not be graded: every backend (local, Dask) answers this shape."""
-    return {"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
-            "status": "error", "reason": reason, "notebook_json": None, "repairs": [], "failures": [], "warnings": [], "timings": {}}
+    return {
+        "job": job["key"],
+        "student": job["student"],
+        "assignment": job["assignment"],
+        "notebook": job["notebook"],
+        "status": "error",
+        "reason": reason,
+        "notebook_json": None,
+        "repairs": [],
+        "failures": [],
+        "warnings": [],
+        "timings": {},
+    }

@@ -47,7 +47,11 @@ _SANDBOX_TYPES: dict[str, type] = {}
 def exception_from(type_name: str, message: str) -> BaseException:
     """The judge's own exception for one raised in the child: the builtin of that name, else a SandboxError."""
     builtin = getattr(builtins, type_name, None)
-    if isinstance(builtin, type) and issubclass(builtin, Exception) and not issubclass(builtin, (StopIteration, StopAsyncIteration)):
+    if (
+        isinstance(builtin, type)
+        and issubclass(builtin, Exception)
+        and not issubclass(builtin, (StopIteration, StopAsyncIteration))
+    ):
         try:
             return builtin(message)
         except TypeError:
@@ -66,7 +70,9 @@ class Connection:
     in `events`, and returns everything else in order.
     """
 
-    def __init__(self, channel: wire.Channel, *, on_death: Callable[[], None], deadline: Callable[[], float], key: bytes = b""):
+    def __init__(
+        self, channel: wire.Channel, *, on_death: Callable[[], None], deadline: Callable[[], float], key: bytes = b""
+    ):
         self.channel = channel
         self.on_death = on_death
         self.deadline = deadline
@@ -129,11 +135,15 @@ class Connection:
                     break
                 self.events.append("the notebook's process sent a probe report where none was asked for")
         except wire.Timeout:
-            raise self._die("TimeoutError", "the notebook's code ran past the grader's time limit while a test called it") from None
+            raise self._die(
+                "TimeoutError", "the notebook's code ran past the grader's time limit while a test called it"
+            ) from None
         except wire.ChannelClosed:
             raise self._die("SandboxDied", "the notebook's process died while a test called its code") from None
         except wire.WireError as exc:
-            self.events.append(f"the notebook's process wrote something that is not a grader message on its channel ({exc})")
+            self.events.append(
+                f"the notebook's process wrote something that is not a grader message on its channel ({exc})"
+            )
             raise self._die("SandboxDied", f"the notebook's process sent a malformed reply ({exc})") from None
         if type(reply.get("seconds")) is float and 0 <= reply["seconds"] < 1e6:
             self.busy += reply["seconds"]
@@ -144,7 +154,12 @@ class Connection:
         try:
             if "error" in reply:
                 error = reply["error"]
-                if not isinstance(error, dict) or not isinstance(error.get("type"), str) or not isinstance(error.get("msg"), str) or not wire.NAME.match(error["type"]):
+                if (
+                    not isinstance(error, dict)
+                    or not isinstance(error.get("type"), str)
+                    or not isinstance(error.get("msg"), str)
+                    or not wire.NAME.match(error["type"])
+                ):
                     raise wire.WireError("bad error reply")
                 raise exception_from(error["type"], error["msg"])
             if reply.get("missing") is True:
@@ -180,8 +195,14 @@ class Connection:
         self.requests += 1
         request = self.requests
         encoder = wire.Encoder(self._to_handle)
-        header = {"op": "probe", "name": name, "item": item, "req": request,
-                  "args": [encoder.encode(a) for a in args], "kwargs": {str(k): encoder.encode(v) for k, v in kwargs.items()}}
+        header = {
+            "op": "probe",
+            "name": name,
+            "item": item,
+            "req": request,
+            "args": [encoder.encode(a) for a in args],
+            "kwargs": {str(k): encoder.encode(v) for k, v in kwargs.items()},
+        }
         evidence: list[dict] = []
         try:
             self.channel.send(header, encoder.buffers)
@@ -203,11 +224,15 @@ class Connection:
                 elif kind == "error":
                     raise exception_from(str(payload.get("type", "Error")), str(payload.get("msg", "")))
                 elif kind == "aborted":
-                    raise TamperDetected("; ".join(self.take_events()) or "the probe stopped because the grader's checks failed")
+                    raise TamperDetected(
+                        "; ".join(self.take_events()) or "the probe stopped because the grader's checks failed"
+                    )
                 else:
                     raise TamperDetected(f"a probe report of an unknown kind ({kind!r})")
         except wire.Timeout:
-            raise self._die("TimeoutError", "the notebook's code ran past the grader's time limit while a test called it") from None
+            raise self._die(
+                "TimeoutError", "the notebook's code ran past the grader's time limit while a test called it"
+            ) from None
         except wire.ChannelClosed:
             raise self._die("SandboxDied", "the notebook's process died while a probe ran its code") from None
         except wire.WireError as exc:
@@ -354,7 +379,9 @@ class _Capture:
 ProbeRunner = Callable[[str, str, tuple, dict], list]
 
 
-def run_test(source: str, conn: Connection, *, output_chars: int = 1 << 20, run_probe: ProbeRunner | None = None) -> Verdict:
+def run_test(
+    source: str, conn: Connection, *, output_chars: int = 1 << 20, run_probe: ProbeRunner | None = None
+) -> Verdict:
     """Run one test cell against the child behind `conn`; pass = it finished without an exception.
 
     Probes the cell calls with a name from the notebook go to `run_probe(probe, item, args, kwargs)`
@@ -407,11 +434,15 @@ def run_test(source: str, conn: Connection, *, output_chars: int = 1 << 20, run_
         conn.echo = lambda name, text: None
     tampering += conn.take_events()
     if tampering:
-        return _failed(capture, "TamperingDetected", "; ".join(dict.fromkeys(tampering))[:2000], started, tampering=tampering)
+        return _failed(
+            capture, "TamperingDetected", "; ".join(dict.fromkeys(tampering))[:2000], started, tampering=tampering
+        )
     return Verdict(True, capture.recorder.outputs, seconds=time.perf_counter() - started)
 
 
-def _failed(capture: _Capture, ename: str, evalue: str, started: float, *, died: bool = False, tampering: list[str] = ()) -> Verdict:
+def _failed(
+    capture: _Capture, ename: str, evalue: str, started: float, *, died: bool = False, tampering: list[str] = ()
+) -> Verdict:
     capture.recorder.error(ename, evalue, [f"{ename}: {evalue}"])
     return Verdict(False, capture.recorder.outputs, ename, evalue, died, time.perf_counter() - started, list(tampering))
 

@@ -98,7 +98,9 @@ def scan_notebook(path: Path, secrets: set[str]) -> list[Leak]:
     return leaks
 
 
-def scan_release(course_dir: Path, assignments: list[str] | None = None, *, release_dir: Path | None = None) -> list[Leak]:
+def scan_release(
+    course_dir: Path, assignments: list[str] | None = None, *, release_dir: Path | None = None
+) -> list[Leak]:
     """Every leak of every assignment's secrets into its released files (notebooks and others)."""
     release_dir = release_dir or course_dir / "release"
     leaks: list[Leak] = []
@@ -126,7 +128,13 @@ REFERENCE_NAMES = re.compile(r"^(expected|reference|solution|solve)")
 
 def _normalised_body(func: ast.FunctionDef) -> str:
     """A function's body with names, docstring and argument names abstracted away, for comparing code."""
-    body = func.body[1:] if func.body and isinstance(func.body[0], ast.Expr) and isinstance(getattr(func.body[0], "value", None), ast.Constant) else func.body
+    body = (
+        func.body[1:]
+        if func.body
+        and isinstance(func.body[0], ast.Expr)
+        and isinstance(getattr(func.body[0], "value", None), ast.Constant)
+        else func.body
+    )
     args = {a.arg: f"_a{i}" for i, a in enumerate(func.args.posonlyargs + func.args.args + func.args.kwonlyargs)}
 
     class Rename(ast.NodeTransformer):
@@ -144,7 +152,11 @@ def solution_functions(source_nb: nbformat.NotebookNode) -> dict[str, str]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if not meta.get("solution") or cell.cell_type != "code":
             continue
-        text = "\n".join(line for line in cell.source.splitlines() if items.BEGIN_SOLUTION not in line and items.END_SOLUTION not in line)
+        text = "\n".join(
+            line
+            for line in cell.source.splitlines()
+            if items.BEGIN_SOLUTION not in line and items.END_SOLUTION not in line
+        )
         try:
             tree = ast.parse(text)
         except SyntaxError:
@@ -172,9 +184,21 @@ def scan_package(package: Path, solutions: dict[str, str]) -> list[Leak]:
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if REFERENCE_NAMES.match(node.name):
-                    leaks.append(Leak(str(path), f"line {node.lineno}", f"def {node.name}: a function named like a reference answer"))
+                    leaks.append(
+                        Leak(
+                            str(path),
+                            f"line {node.lineno}",
+                            f"def {node.name}: a function named like a reference answer",
+                        )
+                    )
                 if isinstance(node, ast.FunctionDef) and _normalised_body(node) in bodies:
-                    leaks.append(Leak(str(path), f"line {node.lineno}", f"def {node.name}: the solution of {bodies[_normalised_body(node)]}"))
+                    leaks.append(
+                        Leak(
+                            str(path),
+                            f"line {node.lineno}",
+                            f"def {node.name}: the solution of {bodies[_normalised_body(node)]}",
+                        )
+                    )
             elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "instructor" for a in node.names):
                 leaks.append(Leak(str(path), f"line {node.lineno}", "imports the instructor's references"))
             elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "instructor":

@@ -54,8 +54,10 @@ class LineFeed:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.pool_server",
-                                     description="Serve grading jobs (JSON lines on stdin) with a warm sandbox pool.")
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.pool_server",
+        description="Serve grading jobs (JSON lines on stdin) with a warm sandbox pool.",
+    )
     parser.add_argument("--workers", type=int, required=True, help="judge processes (notebooks graded at once)")
     parser.add_argument("--threads", type=int, required=True, help="torch threads of each sandboxed child")
     args = parser.parse_args(argv)
@@ -68,8 +70,12 @@ def main(argv: list[str] | None = None) -> int:
         out.write(json.dumps(message) + "\n")
         out.flush()
 
-    hello = {"ready": False, "pid": os.getpid(), "code": engine.course_code_hash(),
-             "missing": sandbox.missing_mechanisms()}
+    hello = {
+        "ready": False,
+        "pid": os.getpid(),
+        "code": engine.course_code_hash(),
+        "missing": sandbox.missing_mechanisms(),
+    }
     scratch = Path(tempfile.mkdtemp(prefix="autograder-pool-"))
     try:
         # Confinement is checked per job (a job says whether the instructor allowed a weak sandbox).

@@ -72,7 +72,9 @@ def read_submission_bytes(path: Path) -> bytes:
     except OSError as exc:
         raise SubmissionError(f"{path.name} cannot be read: {exc.strerror}") from None
     if size > MAX_NOTEBOOK_BYTES:
-        raise SubmissionError(f"{path.name} is {size / 1e6:.1f} MB, over the {MAX_NOTEBOOK_BYTES / 1e6:.0f} MB limit for a notebook")
+        raise SubmissionError(
+            f"{path.name} is {size / 1e6:.1f} MB, over the {MAX_NOTEBOOK_BYTES / 1e6:.0f} MB limit for a notebook"
+        )
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as fh:
         return fh.read(MAX_NOTEBOOK_BYTES + 1)
@@ -170,7 +172,8 @@ def repair(data: dict, template: dict) -> Repaired:
             was = _grade_id(cell)
             notes.append(
                 f"cell {index + 1} ({tcells[t]['grade_id']}) had its nbgrader metadata "
-                + (f"pointed at {was!r}" if was else "removed") + ": restored"
+                + (f"pointed at {was!r}" if was else "removed")
+                + ": restored"
             )
 
     cells: list[nbformat.NotebookNode] = []
@@ -189,7 +192,11 @@ def repair(data: dict, template: dict) -> Repaired:
     used_ids: set[str] = set()
 
     def fresh_id(wanted: Any, index: int) -> str:
-        cid = wanted if isinstance(wanted, str) and wanted and len(wanted) <= 64 and wanted not in used_ids else f"cell-{index}"
+        cid = (
+            wanted
+            if isinstance(wanted, str) and wanted and len(wanted) <= 64 and wanted not in used_ids
+            else f"cell-{index}"
+        )
         while cid in used_ids:
             cid += "-x"
         used_ids.add(cid)
@@ -201,9 +208,13 @@ def repair(data: dict, template: dict) -> Repaired:
             t = match[index]
             tc = tcells[t]
             if cell.get("cell_type") != tc["cell_type"]:
-                notes.append(f"cell {index + 1} ({tc['grade_id']}) was changed from {tc['cell_type']} to {cell.get('cell_type')}: restored")
+                notes.append(
+                    f"cell {index + 1} ({tc['grade_id']}) was changed from {tc['cell_type']} to {cell.get('cell_type')}: restored"
+                )
             meta = _nbmeta(cell) or {}
-            if {k: meta.get(k) for k in ("grade", "solution", "locked", "points", "task")} != {k: tc["nbgrader"].get(k) for k in ("grade", "solution", "locked", "points", "task")}:
+            if {k: meta.get(k) for k in ("grade", "solution", "locked", "points", "task")} != {
+                k: tc["nbgrader"].get(k) for k in ("grade", "solution", "locked", "points", "task")
+            }:
                 notes.append(f"cell {index + 1} ({tc['grade_id']}) had its nbgrader metadata changed: restored")
             cell_out, role, full = _restored(tc, source, index, notes, fresh_id(cell.get("id"), index))
             emit(cell_out, role, t, full)
@@ -213,7 +224,11 @@ def repair(data: dict, template: dict) -> Repaired:
                 why = "a duplicate of" if gid in by_gid else "unknown grade id"
                 notes.append(f"cell {index + 1} carried nbgrader metadata ({why} {gid!r}): graded as an ordinary cell")
             ctype = cell["cell_type"]
-            emit(_new_cell(ctype, source, {}, fresh_id(cell.get("id"), index)), "student" if ctype == "code" else "markdown", None)
+            emit(
+                _new_cell(ctype, source, {}, fresh_id(cell.get("id"), index)),
+                "student" if ctype == "code" else "markdown",
+                None,
+            )
 
     for t, tc in enumerate(tcells):
         if t in taken:
@@ -241,7 +256,10 @@ def repair(data: dict, template: dict) -> Repaired:
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     if meta.get("kernelspec") != template.get("kernelspec"):
         notes.append("the notebook's kernelspec was changed: restored")
-    nb.metadata = {"kernelspec": copy.deepcopy(template.get("kernelspec") or {}), "language_info": copy.deepcopy(template.get("language_info") or {"name": "python"})}
+    nb.metadata = {
+        "kernelspec": copy.deepcopy(template.get("kernelspec") or {}),
+        "language_info": copy.deepcopy(template.get("language_info") or {"name": "python"}),
+    }
     return Repaired(nb, roles, tests, notes)
 
 
@@ -255,7 +273,9 @@ def _restored(tc: dict, submitted_source: str, index: int | None, notes: list[st
     if is_test:
         shown = visible_part(tc["source"])
         if notes is not None and submitted_source.strip() != released_part(tc["source"]).strip():
-            notes.append(f"cell {index + 1} ({tc['grade_id']}) is a test cell and was edited: the instructor's tests were used")
+            notes.append(
+                f"cell {index + 1} ({tc['grade_id']}) is a test cell and was edited: the instructor's tests were used"
+            )
         return _new_cell("code", shown, metadata, cell_id), "test", tc["source"]
     if tc.get("locked") and not nbmeta.get("solution"):
         if notes is not None and submitted_source.strip() != tc["source"].strip():

@@ -28,7 +28,17 @@ LESSON_NUMBER = re.compile(r"^\s*lesson\s+\d+\s*[:.-]\s*", re.IGNORECASE)
 TOO_HARD = 0.2
 WEAK_DISCRIMINATION = 0.2
 MIN_STUDENTS_FOR_DISCRIMINATION = 5
-ITEM_COLUMNS = ["assignment", "item", "max_points", "mean_score", "discrimination", "students", "full_marks_rate", "concept", "flags"]
+ITEM_COLUMNS = [
+    "assignment",
+    "item",
+    "max_points",
+    "mean_score",
+    "discrimination",
+    "students",
+    "full_marks_rate",
+    "concept",
+    "flags",
+]
 
 
 @dataclass
@@ -59,9 +69,8 @@ class ItemStats:
         flags = []
         if self.max_points and self.mean_score < TOO_HARD * self.max_points:
             flags.append("too hard")
-        if (
-            len(self.scores) >= MIN_STUDENTS_FOR_DISCRIMINATION
-            and (self.discrimination is None or self.discrimination < WEAK_DISCRIMINATION)
+        if len(self.scores) >= MIN_STUDENTS_FOR_DISCRIMINATION and (
+            self.discrimination is None or self.discrimination < WEAK_DISCRIMINATION
         ):
             flags.append("not discriminating")
         return flags
@@ -97,8 +106,15 @@ def item_stats(course_dir: Path, *, assignments: list[str] | None = None) -> lis
         own = [scores[s] for s in students]
         rest = [totals[(assignment, s)] - scores[s] for s in students]
         stats.append(
-            ItemStats(assignment, item, maxima[(assignment, item)], scores, pearson(own, rest),
-                      failures.get((assignment, item), Counter()), concepts[assignment])
+            ItemStats(
+                assignment,
+                item,
+                maxima[(assignment, item)],
+                scores,
+                pearson(own, rest),
+                failures.get((assignment, item), Counter()),
+                concepts[assignment],
+            )
         )
     return sorted(stats, key=lambda s: (s.assignment, s.name))
 
@@ -133,8 +149,13 @@ def failure_messages(course_dir: Path) -> dict[tuple[str, str], Counter]:
         return found
     from tqdm import tqdm
 
-    for path in tqdm(sorted(autograded.glob("*/*/*.ipynb")), desc="report: failure messages", unit="notebook",
-                     disable=None, leave=False):
+    for path in tqdm(
+        sorted(autograded.glob("*/*/*.ipynb")),
+        desc="report: failure messages",
+        unit="notebook",
+        disable=None,
+        leave=False,
+    ):
         assignment = path.parent.name
         try:
             nb = json.loads(path.read_text(encoding="utf-8"))
@@ -191,7 +212,9 @@ def _png(fig) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _figures(stats: list[ItemStats], totals: dict[str, float], possible: float, concept_mastery: dict[str, float]) -> dict[str, str]:
+def _figures(
+    stats: list[ItemStats], totals: dict[str, float], possible: float, concept_mastery: dict[str, float]
+) -> dict[str, str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -310,21 +333,33 @@ def write_report(course_dir: Path, *, out: Path, assignments: list[str] | None =
     times = "".join("<tr>" + "".join(f"<td>{e(v)}</td>" for v in row) + "</tr>" for row in grading_times(course_dir))
     flagged = gradebook.tamper_flags(course_dir, assignments=assignments)
     if flagged:
-        review = ("<p>The grader found these submissions interfering with its checks. Each item scored 0 and is "
-                  "marked as needing manual grading in formgrader; the comment on its answer cell says what was found.</p>"
-                  "<table><tr><th>assignment</th><th>student</th><th>item</th><th>what was detected</th></tr>"
-                  + "".join(f"<tr class=flag><td>{e(f.assignment)}</td><td>{e(f.student)}</td><td>{e(f.item)}</td>"
-                            f"<td>{e(f.detail)}</td></tr>" for f in flagged) + "</table>")
+        review = (
+            "<p>The grader found these submissions interfering with its checks. Each item scored 0 and is "
+            "marked as needing manual grading in formgrader; the comment on its answer cell says what was found.</p>"
+            "<table><tr><th>assignment</th><th>student</th><th>item</th><th>what was detected</th></tr>"
+            + "".join(
+                f"<tr class=flag><td>{e(f.assignment)}</td><td>{e(f.student)}</td><td>{e(f.item)}</td>"
+                f"<td>{e(f.detail)}</td></tr>"
+                for f in flagged
+            )
+            + "</table>"
+        )
     else:
         review = "<p>No submission was found interfering with the grader's checks.</p>"
     tries = attempts.per_item(course_dir, assignments=assignments)
     if tries:
-        tries_rows = "".join(f"<tr><td>{e(a)}</td><td>{e(i.removeprefix('test_'))}</td><td>{t['students']}</td><td>{t['attempts']}</td>"
-                             f"<td>{t['mean_to_full']:.1f}</td><td>{t['never_full']}</td></tr>" for (a, i), t in tries.items())
-        receipt = ("<p>Attempts graded as they were submitted (<code>c.AssignmentPolicy.on_receipt</code>): how many tries "
-                   "students needed before an item had its full points.</p><table><tr><th>assignment</th><th>item</th><th>students</th>"
-                   "<th>graded attempts</th><th>mean attempts to full points</th><th>students never at full points</th></tr>"
-                   + tries_rows + "</table>")
+        tries_rows = "".join(
+            f"<tr><td>{e(a)}</td><td>{e(i.removeprefix('test_'))}</td><td>{t['students']}</td><td>{t['attempts']}</td>"
+            f"<td>{t['mean_to_full']:.1f}</td><td>{t['never_full']}</td></tr>"
+            for (a, i), t in tries.items()
+        )
+        receipt = (
+            "<p>Attempts graded as they were submitted (<code>c.AssignmentPolicy.on_receipt</code>): how many tries "
+            "students needed before an item had its full points.</p><table><tr><th>assignment</th><th>item</th><th>students</th>"
+            "<th>graded attempts</th><th>mean attempts to full points</th><th>students never at full points</th></tr>"
+            + tries_rows
+            + "</table>"
+        )
     else:
         receipt = "<p>No assignment was graded on receipt.</p>"
     mastery_rows = "".join(f"<tr><td>{e(c)}</td><td>{100 * v:.0f}%</td></tr>" for c, v in concept_mastery.items())
@@ -341,15 +376,15 @@ img {{ max-width: 100%; }}
 <h1>What the class understood</h1>
 <p>{len(totals)} students, {len({s.assignment for s in stats})} assignments, {len(stats)} graded items.</p>
 <h2>Flagged for review</h2>{review}
-<h2>Score distribution</h2><img alt="score distribution" src="{figures['distribution']}">
-<h2>Items: difficulty and discrimination</h2><img alt="item difficulty and discrimination" src="{figures['items']}">
+<h2>Score distribution</h2><img alt="score distribution" src="{figures["distribution"]}">
+<h2>Items: difficulty and discrimination</h2><img alt="item difficulty and discrimination" src="{figures["items"]}">
 <p>Named on the plot: flagged items first, then the hardest, where a name has room; the table names every item.</p>
 <p>Discrimination is the correlation between an item's score and the rest of the student's total on
 the same assignment. Flagged: mean below {TOO_HARD:.0%} of the points ("too hard"), or discrimination
 below {WEAK_DISCRIMINATION} with at least {MIN_STUDENTS_FOR_DISCRIMINATION} students ("not discriminating").</p>
 <table><tr><th>assignment</th><th>item</th><th>points</th><th>mean</th><th>discrimination</th><th>students</th><th>flags</th><th>most common failure messages</th></tr>
-{''.join(rows)}</table>
-<h2>Mastery per concept</h2><img alt="mastery per concept" src="{figures['mastery']}">
+{"".join(rows)}</table>
+<h2>Mastery per concept</h2><img alt="mastery per concept" src="{figures["mastery"]}">
 <table><tr><th>concept</th><th>points earned</th></tr>{mastery_rows}</table>
 <h2>Grading time</h2><p>Wall-clock time per notebook in <code>autograder grade</code>, from its records.</p>
 <table><tr><th>assignment</th><th>notebooks</th><th>total</th><th>slowest</th></tr>{times}</table>
@@ -359,7 +394,6 @@ below {WEAK_DISCRIMINATION} with at least {MIN_STUDENTS_FOR_DISCRIMINATION} stud
     target = out / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
-
 
 
 def write_lms_csv(course_dir: Path, *, to: Path) -> Path:
@@ -375,7 +409,9 @@ def write_lms_csv(course_dir: Path, *, to: Path) -> Path:
     max_total = sum(sum(m.values()) for m in maxima.values())
     with to.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["student_id", *[f"{a} ({sum(maxima[a].values()):g})" for a in assignments], "total", "max_total"])
+        writer.writerow(
+            ["student_id", *[f"{a} ({sum(maxima[a].values()):g})" for a in assignments], "total", "max_total"]
+        )
         for student in students:
             scores = [earned.get((student, a), 0.0) for a in assignments]
             writer.writerow([student, *[f"{s:g}" for s in scores], f"{sum(scores):g}", f"{max_total:g}"])

@@ -74,7 +74,14 @@ class Recorder:
     def result(self, data: dict, metadata: dict | None, count: int) -> None:
         bundle = self._bundle(data)
         if bundle is not None:
-            self.outputs.append({"output_type": "execute_result", "data": bundle, "metadata": _plain_meta(metadata), "execution_count": count})
+            self.outputs.append(
+                {
+                    "output_type": "execute_result",
+                    "data": bundle,
+                    "metadata": _plain_meta(metadata),
+                    "execution_count": count,
+                }
+            )
 
     def error(self, ename: str, evalue: str, traceback: list[str]) -> None:
         tb = [str(line)[:4000] for line in traceback[:200]]
@@ -86,7 +93,11 @@ class Recorder:
 
 
 def _plain_meta(metadata: Any) -> dict:
-    return {k: v for k, v in (metadata or {}).items() if isinstance(k, str) and isinstance(v, (str, int, float, bool, dict, list))}
+    return {
+        k: v
+        for k, v in (metadata or {}).items()
+        if isinstance(k, str) and isinstance(v, (str, int, float, bool, dict, list))
+    }
 
 
 class Stream(io.TextIOBase):
@@ -248,7 +259,12 @@ class Server:
         self._install_streams()
         try:
             name, item, request = header.get("name"), header.get("item"), header.get("req")
-            if not isinstance(name, str) or not isinstance(item, str) or not item.isidentifier() or type(request) is not int:
+            if (
+                not isinstance(name, str)
+                or not isinstance(item, str)
+                or not item.isidentifier()
+                or type(request) is not int
+            ):
                 raise wire.WireError("bad probe request")
             args, kwargs = self._args(header, buffers)
             func = self.shell.user_ns.get(item, _MISSING)
@@ -262,7 +278,9 @@ class Server:
         try:
             self.channel.send(header, buffers)
         except (wire.WireError, TypeError, ValueError):
-            self.channel.send({"status": "error", "ename": "WireError", "evalue": "the reply could not be sent", "outputs": []})
+            self.channel.send(
+                {"status": "error", "ename": "WireError", "evalue": "the reply could not be sent", "outputs": []}
+            )
 
     def _request(self, op: Any, header: dict, buffers: list[bytes]) -> None:
         recorder = Recorder(self.output_chars)
@@ -286,8 +304,12 @@ class Server:
         finally:
             sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         reply["seconds"] = time.perf_counter() - started
-        reply["out"] = "".join(o["text"] for o in recorder.outputs if o["output_type"] == "stream" and o["name"] == "stdout")
-        reply["err"] = "".join(o["text"] for o in recorder.outputs if o["output_type"] == "stream" and o["name"] == "stderr")
+        reply["out"] = "".join(
+            o["text"] for o in recorder.outputs if o["output_type"] == "stream" and o["name"] == "stdout"
+        )
+        reply["err"] = "".join(
+            o["text"] for o in recorder.outputs if o["output_type"] == "stream" and o["name"] == "stderr"
+        )
         try:
             self.channel.send(reply, out_buffers)
         except wire.WireError as exc:
@@ -350,7 +372,6 @@ class Server:
                 self.table.pop(hid, None) if type(hid) is int else None
             return None
         raise wire.WireError(f"unknown request {op!r}")
-
 
     def _files(self, header: dict, buffers: list[bytes]) -> None:
         """The submission's other files and the assignment's data files, written into the private folder."""

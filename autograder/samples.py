@@ -21,9 +21,13 @@ def _grade_id(cell) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def answered(source: nbformat.NotebookNode, release: nbformat.NotebookNode, *, keep: set[str] | None) -> nbformat.NotebookNode:
+def answered(
+    source: nbformat.NotebookNode, release: nbformat.NotebookNode, *, keep: set[str] | None
+) -> nbformat.NotebookNode:
     """The release notebook with the answer cells in `keep` (all when None) filled from the source."""
-    solutions = {_grade_id(c): c.source for c in source.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    solutions = {
+        _grade_id(c): c.source for c in source.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+    }
     nb = copy.deepcopy(release)
     for cell in nb.cells:
         gid = _grade_id(cell)
@@ -34,7 +38,11 @@ def answered(source: nbformat.NotebookNode, release: nbformat.NotebookNode, *, k
 
 def _strip_regions(text: str) -> str:
     """Solution text as a student would type it: the markers removed, the code kept."""
-    return "\n".join(line for line in text.splitlines() if item_rules.BEGIN_SOLUTION not in line and item_rules.END_SOLUTION not in line)
+    return "\n".join(
+        line
+        for line in text.splitlines()
+        if item_rules.BEGIN_SOLUTION not in line and item_rules.END_SOLUTION not in line
+    )
 
 
 def with_answer(nb: nbformat.NotebookNode, item: str, code: str) -> nbformat.NotebookNode:

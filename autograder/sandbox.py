@@ -63,10 +63,30 @@ class Limits:
 # What of the grader's environment reaches the processes that run student code (the zygote, every
 # child and probe child it forks, bubblewrap); nothing else passes. Locale, search paths, thread
 # counts and the GPU's selection: no name here can carry a secret.
-ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_COLLATE", "LC_MESSAGES", "TZ",
-               "PYTHONPATH", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "MPLBACKEND",
-               "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-               "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH")
+ENV_ALLOWED = (
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_NUMERIC",
+    "LC_COLLATE",
+    "LC_MESSAGES",
+    "TZ",
+    "PYTHONPATH",
+    "PYTHONHASHSEED",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "MPLBACKEND",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES",
+    "LD_LIBRARY_PATH",
+)
 
 
 def sandbox_environment(source: dict | None = None, *, extra: tuple[str, ...] = ()) -> dict[str, str]:
@@ -141,7 +161,11 @@ _libc.syscall.restype = ctypes.c_long
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -192,7 +216,10 @@ def _mount_scratch(workdir: Path, limits: "Limits", uid: int | None) -> None:
     options = f"size={int(limits.scratch_mb)}m,nr_inodes={int(limits.scratch_files)},mode=0700"
     if uid is not None:
         options += f",uid={uid},gid={uid}"
-    _check(_libc.mount(b"tmpfs", os.fsencode(workdir), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()), f"mount tmpfs on {workdir}")
+    _check(
+        _libc.mount(b"tmpfs", os.fsencode(workdir), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()),
+        f"mount tmpfs on {workdir}",
+    )
 
 
 # ---------------------------------------------------------------- Landlock
@@ -202,7 +229,9 @@ def landlock_abi() -> int:
     """The Landlock ABI version of the running kernel; 0 when Landlock is absent or disabled."""
     if not sys.platform.startswith("linux"):
         return 0
-    version = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
+    version = _libc.syscall(
+        SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION)
+    )
     return max(0, int(version))
 
 
@@ -220,9 +249,16 @@ def _handled_fs(abi: int) -> int:
 def _landlock(*, read: list[Path], read_write: list[Path], abi: int) -> None:
     """Restrict this process (and everything it starts) to the given paths, no TCP, no outside signals."""
     handled = _handled_fs(abi)
-    attr = _RulesetAttr(handled, (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 else 0, (SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL) if abi >= 6 else 0)
+    attr = _RulesetAttr(
+        handled,
+        (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 else 0,
+        (SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL) if abi >= 6 else 0,
+    )
     size = ctypes.sizeof(attr) if abi >= 6 else (16 if abi >= 4 else 8)
-    ruleset = _check(_libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)), "landlock_create_ruleset")
+    ruleset = _check(
+        _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)),
+        "landlock_create_ruleset",
+    )
     try:
         for paths, rights in ((read, READ_RIGHTS), (read_write, handled)):
             for path in paths:
@@ -235,7 +271,16 @@ def _landlock(*, read: list[Path], read_write: list[Path], abi: int) -> None:
                     if not os.path.isdir(f"/proc/self/fd/{fd}"):
                         allowed &= FILE_RIGHTS
                     rule = _PathBeneathAttr(allowed, fd)
-                    _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0)), f"landlock_add_rule({path})")
+                    _check(
+                        _libc.syscall(
+                            SYS_LANDLOCK_ADD_RULE,
+                            ruleset,
+                            LANDLOCK_RULE_PATH_BENEATH,
+                            ctypes.byref(rule),
+                            ctypes.c_uint32(0),
+                        ),
+                        f"landlock_add_rule({path})",
+                    )
                 finally:
                     os.close(fd)
         _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)), "landlock_restrict_self")
@@ -244,9 +289,39 @@ def _landlock(*, read: list[Path], read_write: list[Path], abi: int) -> None:
 
 
 # Files under /etc that Python, glibc and the libraries need; the rest of /etc stays unreadable.
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group", "nsswitch.conf", "mime.types", "os-release", "host.conf", "hosts", "fonts")
-SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/opt/conda", "/dev/urandom", "/dev/random", "/dev/zero",
-               "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/sys/vm/overcommit_memory", "/sys/devices/system/cpu")
+ETC_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "mime.types",
+    "os-release",
+    "host.conf",
+    "hosts",
+    "fonts",
+)
+SYSTEM_READ = (
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/libx32",
+    "/bin",
+    "/sbin",
+    "/opt/conda",
+    "/dev/urandom",
+    "/dev/random",
+    "/dev/zero",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/proc/sys/vm/overcommit_memory",
+    "/sys/devices/system/cpu",
+)
 # What CUDA needs besides the device nodes: the driver's files, read-only (none on a machine without a GPU).
 GPU_READ = ("/proc/driver/nvidia", "/sys/module/nvidia", "/sys/bus/pci", "/sys/devices")
 
@@ -461,8 +536,15 @@ def _supervise(child: int, ready_w: int, keep_fds: list[int]) -> None:
 ENV_EXTRA: tuple[str, ...] = ()
 
 
-def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: bool = False, read_only: tuple[Path, ...] = (),
-            cgroup_fd: int | None = None) -> None:
+def confine(
+    *,
+    workdir: Path,
+    limits: Limits,
+    keep_fds: list[int],
+    allow_weak: bool = False,
+    read_only: tuple[Path, ...] = (),
+    cgroup_fd: int | None = None,
+) -> None:
     """Confine this freshly forked worker; returns only in the confined process.
 
     Called before any student code runs. Raises `SandboxError` when a layer fails, unless
@@ -528,7 +610,11 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
         weak("private scratch space (tmpfs)", OSError(errno.EPERM, "no namespace to mount it in"))
 
     if privileged:
-        keep_caps = (1 << CAP_DAC_READ_SEARCH) if _reads_need_dac_read_search(tuple(reads)) or _needs_dac_read_search([workdir]) else 0
+        keep_caps = (
+            (1 << CAP_DAC_READ_SEARCH)
+            if _reads_need_dac_read_search(tuple(reads)) or _needs_dac_read_search([workdir])
+            else 0
+        )
         try:
             for root, dirs, files in os.walk(workdir):
                 for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
@@ -586,7 +672,17 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
     allowed = set(ENV_ALLOWED) | set(ENV_EXTRA)
     for var in [name for name in os.environ if name not in allowed]:
         del os.environ[var]
-    for var in ("HOME", "TMPDIR", "TMP", "TEMP", "IPYTHONDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TORCH_HOME"):
+    for var in (
+        "HOME",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        "IPYTHONDIR",
+        "MPLCONFIGDIR",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "TORCH_HOME",
+    ):
         os.environ[var] = str(workdir)
     tempfile.tempdir = None
 
@@ -606,7 +702,9 @@ def confine(*, workdir: Path, limits: Limits, keep_fds: list[int], allow_weak: b
             weak("dropping capabilities", exc)
     if missing:
         try:
-            os.write(2, f"sandbox: running WITHOUT {', '.join(missing)} (weak sandbox allowed by the instructor)\n".encode())
+            os.write(
+                2, f"sandbox: running WITHOUT {', '.join(missing)} (weak sandbox allowed by the instructor)\n".encode()
+            )
         except OSError:
             pass
 
@@ -641,8 +739,12 @@ def _bwrap_works() -> bool:
     if not exe:
         return False
     try:
-        proc = subprocess.run([exe, "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "true"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+        proc = subprocess.run(
+            [exe, "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
@@ -664,8 +766,22 @@ def wrap_zygote(argv: list[str], *, course_dir: Path) -> list[str]:
     if not exe or not _bwrap_works():
         return list(argv)
     course_dir = Path(course_dir).resolve()
-    args = [exe, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-            "--proc", "/proc", "--dev", "/dev", "--size", str(ZYGOTE_TMP_BYTES), "--tmpfs", "/tmp"]
+    args = [
+        exe,
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(ZYGOTE_TMP_BYTES),
+        "--tmpfs",
+        "/tmp",
+    ]
     for top in ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/opt/conda"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -689,7 +805,16 @@ def wrap_zygote(argv: list[str], *, course_dir: Path) -> list[str]:
             args += ["--tmpfs", str(hidden)]
     if _privileged():
         # The zygote keeps what confine() needs to give each worker its own uid and namespaces.
-        for cap in ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_CHOWN", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_KILL"):
+        for cap in (
+            "CAP_SYS_ADMIN",
+            "CAP_SETUID",
+            "CAP_SETGID",
+            "CAP_SETPCAP",
+            "CAP_CHOWN",
+            "CAP_DAC_READ_SEARCH",
+            "CAP_FOWNER",
+            "CAP_KILL",
+        ):
             args += ["--cap-add", cap]
     args += ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--chdir", "/tmp", "--"]
     return args + list(argv)
@@ -706,7 +831,7 @@ def _processes() -> dict[int, tuple[int, int, int, str]]:
             continue
         try:
             stat = Path(entry.path, "stat").read_text()
-            fields = stat[stat.rindex(")") + 2:].split()
+            fields = stat[stat.rindex(")") + 2 :].split()
             uid = os.stat(entry.path).st_uid
         except (OSError, ValueError):
             continue
@@ -758,7 +883,11 @@ def kill_tree(pid: int, *, timeout: float = 10.0) -> None:
             raise SandboxError(f"processes {sorted(live)} of worker {pid} survived SIGKILL")
         time.sleep(0.01)
         procs = _processes()
-        procs = {p: v for p, v in procs.items() if p in seen or p == pid or v[1] == pid or v[0] in seen or (uid is not None and v[2] == uid)}
+        procs = {
+            p: v
+            for p, v in procs.items()
+            if p in seen or p == pid or v[1] == pid or v[0] in seen or (uid is not None and v[2] == uid)
+        }
 
 
 # ---------------------------------------------------------------- what this machine has
@@ -847,7 +976,8 @@ def require(allow_weak: bool) -> dict:
     missing = missing_mechanisms(caps)
     if missing and not allow_weak:
         raise SandboxUnavailable(
-            "refusing to run student code: this machine lacks\n  - " + "\n  - ".join(missing)
+            "refusing to run student code: this machine lacks\n  - "
+            + "\n  - ".join(missing)
             + "\nRun on Linux >= 6.12 with unprivileged user namespaces, or pass --allow-weak-sandbox to grade anyway."
         )
     if missing:
@@ -863,7 +993,8 @@ def describe_capabilities(caps: dict | None = None) -> str:
     yes = {True: "yes", False: "NO"}
     lines = [
         f"platform          {caps['platform']} {caps['kernel']}{' (running as root)' if caps['root'] else ''}",
-        f"Landlock          ABI {caps['landlock_abi']}" + ("" if caps["landlock_abi"] else "  (absent: file access is not limited)"),
+        f"Landlock          ABI {caps['landlock_abi']}"
+        + ("" if caps["landlock_abi"] else "  (absent: file access is not limited)"),
         f"  files           {yes[caps['landlock_fs']]}  read-only Python env, read-write private folder only",
         f"  TCP             {yes[caps['landlock_tcp']]}  bind/connect denied (ABI >= 4)",
         f"  signals/sockets {yes[caps['landlock_signal_scope']]}  no signal or abstract socket leaves the sandbox (ABI >= 6)",

@@ -34,25 +34,51 @@ def _limit(kind, field: str, text: str):
 class Autograder(Configurable):
     """The grader's settings (c.Autograder.* in nbgrader_config.py)."""
 
-    cell_timeout = _limit(CFloat, "cell_timeout", "seconds for one student cell, or for one test cell's calls into the child")
-    notebook_timeout = _limit(CFloat, "notebook_timeout", "seconds for the whole notebook; cells after it are not run, their tests fail")
-    memory_limit_mb = _limit(CInt, "memory_mb", "memory of one notebook, all its processes and its scratch files together "
-                                               "(a memory cgroup); each process's address space beyond the zygote's as well")
+    cell_timeout = _limit(
+        CFloat, "cell_timeout", "seconds for one student cell, or for one test cell's calls into the child"
+    )
+    notebook_timeout = _limit(
+        CFloat, "notebook_timeout", "seconds for the whole notebook; cells after it are not run, their tests fail"
+    )
+    memory_limit_mb = _limit(
+        CInt,
+        "memory_mb",
+        "memory of one notebook, all its processes and its scratch files together "
+        "(a memory cgroup); each process's address space beyond the zygote's as well",
+    )
     output_limit_kb = _limit(CInt, "output_kb", "recorded output per cell; the rest is cut with a note")
     max_processes = _limit(CInt, "max_processes", "processes at once in one notebook's sandbox")
     max_file_mb = _limit(CInt, "max_file_mb", "size of one file the notebook writes")
     scratch_mb = _limit(CInt, "scratch_mb", "size of the notebook's own scratch folder (a tmpfs of its own)")
     scratch_files = _limit(CInt, "scratch_files", "files and folders the notebook's scratch folder can hold (inodes)")
-    judge_memory_mb = _limit(CInt, "judge_memory_mb", "memory of each judge process (a memory cgroup); over it, the notebook it grades fails")
-    max_handed_in_files = _limit(CInt, "files_count", "files a student may hand in beside the notebook; the rest are not given to it")
-    max_handed_in_mb = _limit(CInt, "files_mb", "total size of the files handed in beside the notebook; past it the rest are not given to it")
-    max_notebook_output_mb = _limit(CInt, "notebook_output_mb", "total recorded output of one notebook; later outputs are replaced by a note")
-    max_autograded_mb = _limit(CInt, "autograded_mb", "size of the autograded notebook; past it the largest outputs are replaced by a note")
-    max_feedback_mb = _limit(CInt, "feedback_mb", "size of one feedback page; past it the page is replaced by a short one that says why")
-    sandbox_environment = List(Unicode(), help="names of the grader's environment student code may also see, beyond a fixed list of "
-                                               "locale, search-path, thread-count and GPU-selection variables").tag(config=True)
-    cluster = Unicode("", help="the Dask scheduler to grade on, such as tls://scheduler:8786 (empty: this machine); "
-                               "`autograder grade --cluster` and `--local` override it").tag(config=True)
+    judge_memory_mb = _limit(
+        CInt, "judge_memory_mb", "memory of each judge process (a memory cgroup); over it, the notebook it grades fails"
+    )
+    max_handed_in_files = _limit(
+        CInt, "files_count", "files a student may hand in beside the notebook; the rest are not given to it"
+    )
+    max_handed_in_mb = _limit(
+        CInt, "files_mb", "total size of the files handed in beside the notebook; past it the rest are not given to it"
+    )
+    max_notebook_output_mb = _limit(
+        CInt, "notebook_output_mb", "total recorded output of one notebook; later outputs are replaced by a note"
+    )
+    max_autograded_mb = _limit(
+        CInt, "autograded_mb", "size of the autograded notebook; past it the largest outputs are replaced by a note"
+    )
+    max_feedback_mb = _limit(
+        CInt, "feedback_mb", "size of one feedback page; past it the page is replaced by a short one that says why"
+    )
+    sandbox_environment = List(
+        Unicode(),
+        help="names of the grader's environment student code may also see, beyond a fixed list of "
+        "locale, search-path, thread-count and GPU-selection variables",
+    ).tag(config=True)
+    cluster = Unicode(
+        "",
+        help="the Dask scheduler to grade on, such as tls://scheduler:8786 (empty: this machine); "
+        "`autograder grade --cluster` and `--local` override it",
+    ).tag(config=True)
 
 
 def names() -> list[str]:
@@ -88,7 +114,13 @@ def read(course_dir: Path) -> Autograder:
 def limits(settings: Autograder) -> Limits:
     """The sandbox's limits the settings give."""
     traits = Autograder.class_traits()
-    return Limits(**{traits[key].metadata["limit"]: getattr(settings, key) for key in names() if traits[key].metadata.get("limit")})
+    return Limits(
+        **{
+            traits[key].metadata["limit"]: getattr(settings, key)
+            for key in names()
+            if traits[key].metadata.get("limit")
+        }
+    )
 
 
 def help_text(width: int = 100) -> str:

@@ -181,7 +181,12 @@ def _effects(code: str) -> tuple[frozenset[str], frozenset[str], frozenset[str],
     effects = _Effects()
     for stmt in ast.parse(code).body:
         effects.visit(stmt)
-    return frozenset(effects.bound | effects.changed), frozenset(effects.called), frozenset(effects.imported), effects.star
+    return (
+        frozenset(effects.bound | effects.changed),
+        frozenset(effects.called),
+        frozenset(effects.imported),
+        effects.star,
+    )
 
 
 def needed_statements(sources: list[str], names: set[str]) -> list[Statement]:

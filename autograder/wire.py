@@ -68,7 +68,9 @@ class Budget:
     def take(self, count: int) -> None:
         self.used += count
         if self.used > self.limit:
-            raise WireError(f"the notebook's processes sent over {self.limit} bytes to the grader, its limit per notebook")
+            raise WireError(
+                f"the notebook's processes sent over {self.limit} bytes to the grader, its limit per notebook"
+            )
 
 
 # ---------------------------------------------------------------- frames
@@ -280,7 +282,7 @@ class Encoder:
         if kind is bool:
             return {"t": "bool", "v": value}
         if kind is int:
-            text = str(value) if abs(value) < 10 ** self.caps.int_digits else None
+            text = str(value) if abs(value) < 10**self.caps.int_digits else None
             if text is None:
                 raise WireError("integer too large")
             return {"t": "int", "v": text}
@@ -301,7 +303,11 @@ class Encoder:
             for key in keys:
                 if not _plain_key(key):
                     return self._handle(value)
-            return {"t": "dict", "k": [self.encode(k, depth + 1) for k in keys], "v": [self.encode(value[k], depth + 1) for k in keys]}
+            return {
+                "t": "dict",
+                "k": [self.encode(k, depth + 1) for k in keys],
+                "v": [self.encode(value[k], depth + 1) for k in keys],
+            }
         if isinstance(value, Handle):
             return {"t": "handle", "id": value.id, "type": value.type_name}
         if isinstance(value, np.ndarray) and value.dtype.kind in ARRAY_KINDS and value.dtype.fields is None:
@@ -318,7 +324,9 @@ class Encoder:
 
     def _handle(self, value: Any) -> dict:
         if self.to_handle is None:
-            raise TypeError(f"a {type(value).__name__} cannot cross to the sandbox: pass plain data (numbers, strings, arrays, tensors, lists, dicts)")
+            raise TypeError(
+                f"a {type(value).__name__} cannot cross to the sandbox: pass plain data (numbers, strings, arrays, tensors, lists, dicts)"
+            )
         handle = self.to_handle(value)
         return {"t": "handle", "id": handle.id, "type": handle.type_name}
 
@@ -394,7 +402,9 @@ def _short(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def encode(value: Any, *, to_handle: Callable[[Any], Handle] | None = None, caps: Caps = DEFAULT_CAPS) -> tuple[dict, list[bytes]]:
+def encode(
+    value: Any, *, to_handle: Callable[[Any], Handle] | None = None, caps: Caps = DEFAULT_CAPS
+) -> tuple[dict, list[bytes]]:
     enc = Encoder(to_handle, caps=caps)
     node = enc.encode(value)
     return node, enc.buffers
@@ -403,7 +413,14 @@ def encode(value: Any, *, to_handle: Callable[[Any], Handle] | None = None, caps
 class Decoder:
     """Checks a node tree against the schema and rebuilds the value; handles go to `from_handle`."""
 
-    def __init__(self, buffers: list[bytes], from_handle: Callable[[Handle], Any] | None = None, *, caps: Caps = DEFAULT_CAPS, device_ok: Callable[[str], bool] | None = None):
+    def __init__(
+        self,
+        buffers: list[bytes],
+        from_handle: Callable[[Handle], Any] | None = None,
+        *,
+        caps: Caps = DEFAULT_CAPS,
+        device_ok: Callable[[str], bool] | None = None,
+    ):
         self.buffers = buffers
         self.from_handle = from_handle
         self.caps = caps
@@ -598,7 +615,9 @@ class Decoder:
 
     def _d_tensor(self, node, depth):
         torch = _torch()
-        self._keys(node, "dtype", "shape", "stride", "offset", "device", "requires_grad", "is_leaf", "grad_fn", "grad", "buf")
+        self._keys(
+            node, "dtype", "shape", "stride", "offset", "device", "requires_grad", "is_leaf", "grad_fn", "grad", "buf"
+        )
         dtype = torch_dtype(node["dtype"]) if type(node["dtype"]) is str else None
         if dtype is None or dtype not in plain_tensor_dtypes():
             raise WireError("bad tensor dtype")
@@ -615,7 +634,9 @@ class Decoder:
         if grad_fn is not None and (type(grad_fn) is not str or not NAME.match(grad_fn)):
             raise WireError("bad grad_fn")
         _, span = _array_span(shape, stride, 1)
-        if device.type != "meta" and (offset + span > self.caps.tensor_elements or math.prod(shape) > self.caps.tensor_elements):
+        if device.type != "meta" and (
+            offset + span > self.caps.tensor_elements or math.prod(shape) > self.caps.tensor_elements
+        ):
             raise WireError("tensor too large")
         itemsize = torch.empty((), dtype=dtype).element_size()
         if device.type == "meta":
@@ -626,11 +647,17 @@ class Decoder:
             # The storage is exactly the bytes that crossed: a view's offset and span must lie inside them.
             data = self._buf(node["buf"])
             if len(data) != (offset + span) * itemsize:
-                raise WireError("tensor layout does not match its buffer (its offset and span claim bytes that were not sent)")
+                raise WireError(
+                    "tensor layout does not match its buffer (its offset and span claim bytes that were not sent)"
+                )
             self._count(shape, itemsize)
             if dtype == torch.bool:
                 _check_bools("b", data)
-            storage = torch.frombuffer(bytearray(data), dtype=torch.uint8).view(dtype) if data else torch.empty(0, dtype=dtype)
+            storage = (
+                torch.frombuffer(bytearray(data), dtype=torch.uint8).view(dtype)
+                if data
+                else torch.empty(0, dtype=dtype)
+            )
             if device.type != "cpu" and self.device_ok(str(device)):
                 storage = storage.to(device)
         tensor = torch.as_strided(storage, shape, stride, offset)
@@ -667,7 +694,9 @@ def _device_available(text: str) -> bool:
     return kind == "cpu"
 
 
-def decode(node: Any, buffers: list[bytes], *, from_handle: Callable[[Handle], Any] | None = None, caps: Caps = DEFAULT_CAPS) -> Any:
+def decode(
+    node: Any, buffers: list[bytes], *, from_handle: Callable[[Handle], Any] | None = None, caps: Caps = DEFAULT_CAPS
+) -> Any:
     return Decoder(buffers, from_handle, caps=caps).decode(node)
 
 

@@ -52,9 +52,17 @@ def recv_message(sock: socket.socket, *, max_fds: int = 2) -> tuple[dict | None,
 
 # Imported on first use by what lessons do (drawing a figure, an error's traceback, the benchmark timer):
 # loaded once here rather than in every notebook's process.
-WARM_MODULES = ("matplotlib.pyplot", "matplotlib.backends.backend_agg", "PIL.features", "PIL.PngImagePlugin", "bdb",
-                "encodings.unicode_escape", "torch._subclasses.schema_check_mode", "torch.utils.benchmark",
-                "torch.utils.data")
+WARM_MODULES = (
+    "matplotlib.pyplot",
+    "matplotlib.backends.backend_agg",
+    "PIL.features",
+    "PIL.PngImagePlugin",
+    "bdb",
+    "encodings.unicode_escape",
+    "torch._subclasses.schema_check_mode",
+    "torch.utils.benchmark",
+    "torch.utils.data",
+)
 
 
 def warm_torch(torch: object) -> None:
@@ -109,7 +117,9 @@ def warm_up(threads: int) -> object:
     return shell
 
 
-def run_child(channel_fd: int, request: dict, workdir: Path, shell: object, threads: int, cgroup_fd: int | None = None) -> None:
+def run_child(
+    channel_fd: int, request: dict, workdir: Path, shell: object, threads: int, cgroup_fd: int | None = None
+) -> None:
     """In the forked child: confine, then serve the channel. Never returns."""
     code = 0
     try:
@@ -131,8 +141,13 @@ def run_child(channel_fd: int, request: dict, workdir: Path, shell: object, thre
         limits = limits_mod.from_dict(request.get("limits", {}))
         channel = wire.Channel(socket.socket(fileno=channel_fd))
         try:
-            sandbox.confine(workdir=workdir, limits=limits, keep_fds=[channel_fd], allow_weak=bool(request.get("allow_weak")),
-                            cgroup_fd=cgroup_fd)
+            sandbox.confine(
+                workdir=workdir,
+                limits=limits,
+                keep_fds=[channel_fd],
+                allow_weak=bool(request.get("allow_weak")),
+                cgroup_fd=cgroup_fd,
+            )
         except Exception as exc:
             channel.send({"fatal": f"the sandbox could not be set up: {exc}"})
             raise
@@ -203,7 +218,9 @@ def main(argv: list[str]) -> int:
     cleaner = start_cleaner(control_fd)
     from autograder import sandbox
 
-    sandbox.ENV_EXTRA = tuple(name for name in (argv[2].split(",") if len(argv) > 2 else []) if name)  # before the guard records it
+    sandbox.ENV_EXTRA = tuple(
+        name for name in (argv[2].split(",") if len(argv) > 2 else []) if name
+    )  # before the guard records it
     shell = warm_up(threads)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -56,7 +56,9 @@ print("RESULT " + json.dumps({"seconds": seconds, "cpu": cpu_s, "ok": sum(v == "
 def before_tree(commit: str, into: Path) -> Path:
     """`autograder/` at `commit`, beside this tree's `course/` and `instructor/`."""
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "autograder"], check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit, "autograder"], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     for package in ("course", "instructor"):
         shutil.copytree(ROOT / package, into / package, ignore=shutil.ignore_patterns("__pycache__"))
@@ -65,12 +67,17 @@ def before_tree(commit: str, into: Path) -> Path:
 
 def grade_with(tree: Path, course: Path, workers: int) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    proc = subprocess.run([sys.executable, "-c", DRIVER, str(tree), str(course), str(workers)], cwd=tree, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(tree), str(course), str(workers)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"grading with {tree} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    out = json.loads(lines[-1][len("RESULT "):])
+    out = json.loads(lines[-1][len("RESULT ") :])
     out["table"] = {tuple(key.split("|")): scores for key, scores in out["table"].items()}
     return out
 
@@ -103,24 +110,33 @@ def main(argv: list[str] | None = None) -> int:
     cpu: dict[str, list[float]] = {name: [] for name in sides}
     tables: dict[str, dict] = {}
     for round_ in range(args.rounds):
-        for name, tree in (sides.items() if round_ % 2 == 0 else reversed(sides.items())):
+        for name, tree in sides.items() if round_ % 2 == 0 else reversed(sides.items()):
             out = grade_with(tree, copy_of(base, work / name), workers)
             times[name].append(out["seconds"])
             cpu[name].append(out["cpu"])
             tables[name] = out["table"]
-            print(f"  round {round_ + 1}: {name:6s} {out['seconds']:7.1f} s wall, {out['cpu']:7.1f} s CPU  ({out['ok']}/{out['of']} ok)", flush=True)
+            print(
+                f"  round {round_ + 1}: {name:6s} {out['seconds']:7.1f} s wall, {out['cpu']:7.1f} s CPU  ({out['ok']}/{out['of']} ok)",
+                flush=True,
+            )
 
     before, now = min(times["before"]), min(times["now"])
     cpu_before, cpu_now = min(cpu["before"]), min(cpu["now"])
     diff = differences(tables["before"], tables["now"])
     items = sum(len(v) for v in tables["now"].values())
     print()
-    print(f"lessons: {', '.join(lessons)}; students: {args.students}; notebooks: {notebooks}; workers: {workers}; rounds: {args.rounds}")
-    print(f"before the protections ({args.before}): {before:7.1f} s  (runs: {', '.join(f'{t:.1f}' for t in times['before'])})")
+    print(
+        f"lessons: {', '.join(lessons)}; students: {args.students}; notebooks: {notebooks}; workers: {workers}; rounds: {args.rounds}"
+    )
+    print(
+        f"before the protections ({args.before}): {before:7.1f} s  (runs: {', '.join(f'{t:.1f}' for t in times['before'])})"
+    )
     print(f"with the protections (this tree):  {now:7.1f} s  (runs: {', '.join(f'{t:.1f}' for t in times['now'])})")
     print(f"ratio with / before:               {now / before:7.3f}  ({(now / before - 1) * 100:+.1f}%)")
-    print(f"CPU (user + system, the grader and what it reaped) before: {cpu_before:.1f} s, with: {cpu_now:.1f} s, "
-          f"ratio {cpu_now / cpu_before:.3f} ({(cpu_now / cpu_before - 1) * 100:+.1f}%)")
+    print(
+        f"CPU (user + system, the grader and what it reaped) before: {cpu_before:.1f} s, with: {cpu_now:.1f} s, "
+        f"ratio {cpu_now / cpu_before:.3f} ({(cpu_now / cpu_before - 1) * 100:+.1f}%)"
+    )
     print_differences(diff, items, "before", "now")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

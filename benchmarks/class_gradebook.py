@@ -63,11 +63,15 @@ def add_assignments(course: Path, count: int) -> list[str]:
                         continue
                     gid = meta["grade_id"]
                     if utils.is_grade(cell):
-                        gb.add_grade_cell(gid, path.stem, name, max_score=float(meta["points"]), cell_type=cell.cell_type)
+                        gb.add_grade_cell(
+                            gid, path.stem, name, max_score=float(meta["points"]), cell_type=cell.cell_type
+                        )
                     if utils.is_solution(cell):
                         gb.add_solution_cell(gid, path.stem, name)
                     if utils.is_task(cell):
-                        gb.add_task_cell(gid, path.stem, name, max_score=float(meta["points"]), cell_type=cell.cell_type)
+                        gb.add_task_cell(
+                            gid, path.stem, name, max_score=float(meta["points"]), cell_type=cell.cell_type
+                        )
             names.append(name)
     return names
 
@@ -80,11 +84,16 @@ def record_class(course: Path, assignments: list[str], students: int, seed: int)
     cells: dict[str, dict[str, list[tuple[str, float]]]] = {}
     with Gradebook(gradebook.db_url(course)) as gb:
         for name in assignments:
-            cells[name] = {nb.name: [(c.name, float(c.max_score)) for c in nb.grade_cells if c.cell_type == "code"]
-                           for nb in gb.find_assignment(name).notebooks}
+            cells[name] = {
+                nb.name: [(c.name, float(c.max_score)) for c in nb.grade_cells if c.cell_type == "code"]
+                for nb in gb.find_assignment(name).notebooks
+            }
     totals: dict[tuple[str, str], float] = {}
     batch: list[gradebook.Graded] = []
-    with gradebook.Writer(course) as writer, tqdm(total=students * len(assignments), desc="record", unit="submission") as bar:
+    with (
+        gradebook.Writer(course) as writer,
+        tqdm(total=students * len(assignments), desc="record", unit="submission") as bar,
+    ):
         for k in range(students):
             student = f"student{k:05d}"
             for name in assignments:
@@ -130,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         recording = time.perf_counter()
         totals = record_class(course, assignments, args.students, args.seed)
         recording = time.perf_counter() - recording
-        print(f"Gradebook on PostgreSQL: {args.students} students x {len(assignments)} assignments = "
-              f"{len(totals):,} submissions, recorded in {recording:.1f} s ({len(totals) / recording:.0f} submissions/s)")
+        print(
+            f"Gradebook on PostgreSQL: {args.students} students x {len(assignments)} assignments = "
+            f"{len(totals):,} submissions, recorded in {recording:.1f} s ({len(totals) / recording:.0f} submissions/s)"
+        )
         print(f"Load average (1 min) on this machine: {os.getloadavg()[0]:.1f}")
         timed("autograder report", lambda: commands.make_report(course, out=work / "report"))
         timed("autograder export", lambda: commands.export(course, to=work / "grades.csv", progress=True))

@@ -130,8 +130,16 @@ def recorded_answers(course: Path) -> dict:
     return answers
 
 
-def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: str | None, *,
-              replay: Path | None = None, copies: int = 1) -> dict:
+def timed_run(
+    released: Path,
+    pg: PostgreSQL,
+    work: Path,
+    name: str,
+    address: str | None,
+    *,
+    replay: Path | None = None,
+    copies: int = 1,
+) -> dict:
     """Grade a fresh copy of the class handed in `copies` times, on the cluster at `address` (or on
     the coordinator alone, answering each job with the results recorded in `replay`)."""
     course = Path(shutil.copytree(released, work / name))
@@ -153,16 +161,33 @@ def timed_run(released: Path, pg: PostgreSQL, work: Path, name: str, address: st
     failed = {k: v for k, v in results.items() if v != "ok"}
     if failed:
         raise SystemExit(f"{name}: {len(failed)} submissions not graded, e.g. {next(iter(failed.items()))}")
-    return {"course": course, "notebooks": stats["ran"], "wall": wall, "loop": stats["seconds"], "cpu": cpu,
-            "serial": stats["coordinator_s"], "plan": stats["plan_s"], "setup": stats["setup_s"], "client": stats["pool_s"],
-            "gradebook": stats["gradebook_s"], "bytes": stats["pool_bytes"], "by": stats["graded_by"], "scores": gradebook.score_table(course)}
+    return {
+        "course": course,
+        "notebooks": stats["ran"],
+        "wall": wall,
+        "loop": stats["seconds"],
+        "cpu": cpu,
+        "serial": stats["coordinator_s"],
+        "plan": stats["plan_s"],
+        "setup": stats["setup_s"],
+        "client": stats["pool_s"],
+        "gradebook": stats["gradebook_s"],
+        "bytes": stats["pool_bytes"],
+        "by": stats["graded_by"],
+        "scores": gradebook.score_table(course),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=8, help="students in the synthetic class (default 8)")
     parser.add_argument("--lessons", nargs="*", default=["01_tensors", "02_dtype", "04_numpy"], help="lessons to grade")
-    parser.add_argument("--copies", type=int, default=100, help="the class size, as a multiple, for measuring the coordinator (default 100)")
+    parser.add_argument(
+        "--copies",
+        type=int,
+        default=100,
+        help="the class size, as a multiple, for measuring the coordinator (default 100)",
+    )
     parser.add_argument("--notebooks", type=int, default=50_000, help="class size for the projection (default 50,000)")
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -217,29 +242,43 @@ def main(argv: list[str] | None = None) -> int:
     plan = alone["plan"] / m  # planning that grows with the class (each submission's files and records)
     setup = alone["setup"]  # and what a run pays once (the schema, the templates, the course's code hash)
     ceiling = 1.0 / (own + client)
-    print(f"Class: {args.students} students x {len(args.lessons)} lessons = {n} notebooks; "
-          f"this machine: {os.cpu_count()} cores, each Dask worker 1 thread; gradebook on PostgreSQL (default durability)")
+    print(
+        f"Class: {args.students} students x {len(args.lessons)} lessons = {n} notebooks; "
+        f"this machine: {os.cpu_count()} cores, each Dask worker 1 thread; gradebook on PostgreSQL (default durability)"
+    )
     print(f"Load average (1 min) on this machine: {load_before:.1f} before the runs, {os.getloadavg()[0]:.1f} after")
     print(f"Pool start-up: first worker {start_one:.1f} s; second worker {start_two:.1f} s (before the clock starts)")
     print(f"1 worker : {n} notebooks in {one['wall']:.1f} s = {rate[1]:.2f} notebooks/s  (graded by {one['by']})")
-    print(f"2 workers: {n} notebooks in {two['wall']:.1f} s = {rate[2]:.2f} notebooks/s  (graded by {two['by']}; "
-          f"{rate[2] / rate[1]:.2f}x)")
-    print(f"Coordinator alone ({m} notebooks, results replayed at once): {own * 1000:.2f} ms per notebook, of which "
-          f"PostgreSQL's writes {pg_write * 1000:.2f} ms (in the writer thread, beside the rest); planning before the first job "
-          f"{setup:.1f} s once and {plan * 1000:.2f} ms per notebook")
-    print(f"Dask client's share ({through_dask['notebooks']} notebooks replayed through the scheduler and both workers): "
-          f"{client * 1000:.2f} ms per notebook; that whole run, scheduler and workers on the same cores: "
-          f"{through_dask['notebooks'] / through_dask['loop']:.0f} notebooks/s; {cluster_mod.Cluster.CHUNK} notebooks a task, "
-          f"{through_dask['bytes'][0] / through_dask['notebooks'] / 1e3:.0f} kB out and {through_dask['bytes'][1] / through_dask['notebooks'] / 1e3:.0f} kB "
-          "back per notebook")
-    print(f"While two workers grade on the same cores: {two['serial'] / n * 1000:.1f} ms of coordinator work per notebook "
-          f"(PostgreSQL {two['gradebook'] / n * 1000:.1f} ms)")
-    print(f"Ceiling: one coordinator records at most {ceiling:.0f} notebooks/s ({3600 * ceiling:,.0f} an hour), "
-          f"1 / ({own * 1000:.2f} + {client * 1000:.2f}) ms, however many workers")
+    print(
+        f"2 workers: {n} notebooks in {two['wall']:.1f} s = {rate[2]:.2f} notebooks/s  (graded by {two['by']}; "
+        f"{rate[2] / rate[1]:.2f}x)"
+    )
+    print(
+        f"Coordinator alone ({m} notebooks, results replayed at once): {own * 1000:.2f} ms per notebook, of which "
+        f"PostgreSQL's writes {pg_write * 1000:.2f} ms (in the writer thread, beside the rest); planning before the first job "
+        f"{setup:.1f} s once and {plan * 1000:.2f} ms per notebook"
+    )
+    print(
+        f"Dask client's share ({through_dask['notebooks']} notebooks replayed through the scheduler and both workers): "
+        f"{client * 1000:.2f} ms per notebook; that whole run, scheduler and workers on the same cores: "
+        f"{through_dask['notebooks'] / through_dask['loop']:.0f} notebooks/s; {cluster_mod.Cluster.CHUNK} notebooks a task, "
+        f"{through_dask['bytes'][0] / through_dask['notebooks'] / 1e3:.0f} kB out and {through_dask['bytes'][1] / through_dask['notebooks'] / 1e3:.0f} kB "
+        "back per notebook"
+    )
+    print(
+        f"While two workers grade on the same cores: {two['serial'] / n * 1000:.1f} ms of coordinator work per notebook "
+        f"(PostgreSQL {two['gradebook'] / n * 1000:.1f} ms)"
+    )
+    print(
+        f"Ceiling: one coordinator records at most {ceiling:.0f} notebooks/s ({3600 * ceiling:,.0f} an hour), "
+        f"1 / ({own * 1000:.2f} + {client * 1000:.2f}) ms, however many workers"
+    )
     print(f"Scores: identical in all four runs ({items} item scores, and every copy's like its original's)")
     per_core = rate[1]
-    print(f"\nProjection for {args.notebooks:,} notebooks on N machines of {MACHINE_CORES} cores "
-          f"(each core at the one-worker rate above, {per_core:.2f} notebooks/s; capped by the ceiling):")
+    print(
+        f"\nProjection for {args.notebooks:,} notebooks on N machines of {MACHINE_CORES} cores "
+        f"(each core at the one-worker rate above, {per_core:.2f} notebooks/s; capped by the ceiling):"
+    )
     print(f"{'N':>4}  {'cores':>6}  {'notebooks/s':>11}  {'bound by':>11}  {'wall time':>10}")
     for machines in MACHINES:
         cores = machines * MACHINE_CORES
@@ -249,8 +288,10 @@ def main(argv: list[str] | None = None) -> int:
         bound = "workers" if workers_rate < ceiling else "coordinator"
         print(f"{machines:>4}  {cores:>6}  {throughput:>11.1f}  {bound:>11}  {_duration(seconds):>10}")
     limit = math.ceil(ceiling / per_core / MACHINE_CORES)
-    print(f"(wall time = planning, {setup:.1f} s + {plan * 1000:.1f} ms a notebook, + notebooks / throughput + one pool start-up, {start_one:.0f} s; "
-          f"the coordinator is the limit from {limit} machine{'s' if limit > 1 else ''} on)")
+    print(
+        f"(wall time = planning, {setup:.1f} s + {plan * 1000:.1f} ms a notebook, + notebooks / throughput + one pool start-up, {start_one:.0f} s; "
+        f"the coordinator is the limit from {limit} machine{'s' if limit > 1 else ''} on)"
+    )
     return 0
 
 

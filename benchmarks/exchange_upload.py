@@ -31,7 +31,9 @@ from tests.course_exchange.hub import COURSE, ExchangeHub  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mb", type=float, default=1.0, help="size of the submitted notebook, in MB (10^6 bytes) [1.0]")
+    parser.add_argument(
+        "--mb", type=float, default=1.0, help="size of the submitted notebook, in MB (10^6 bytes) [1.0]"
+    )
     parser.add_argument("--repeat", type=int, default=10, help="how many submissions to time [10]")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="exchange-bench-") as top:
@@ -59,11 +61,19 @@ def main() -> int:
                 started = time.perf_counter()
                 reply = course.run("Submit", token, home=home)
                 times.append(time.perf_counter() - started)
-                print(f"{reply['size'] / 1e6:.3f} MB received in {times[-1]:.3f} s (submission {reply['id']}, at {reply['timestamp']})")
+                print(
+                    f"{reply['size'] / 1e6:.3f} MB received in {times[-1]:.3f} s (submission {reply['id']}, at {reply['timestamp']})"
+                )
             kept = Client(url=hub.url, token=token, course=COURSE).submissions("bench")
-            assert len(kept) == args.repeat and len({s["sha256"] for s in kept}) == args.repeat and all(s["size"] >= size for s in kept)
-            print(f"notebook of {size / 1e6:.3f} MB, {args.repeat} submissions: median {statistics.median(times):.3f} s, "
-                  f"slowest {max(times):.3f} s (packing, upload, server check, hash, fsync, record, reply)")
+            assert (
+                len(kept) == args.repeat
+                and len({s["sha256"] for s in kept}) == args.repeat
+                and all(s["size"] >= size for s in kept)
+            )
+            print(
+                f"notebook of {size / 1e6:.3f} MB, {args.repeat} submissions: median {statistics.median(times):.3f} s, "
+                f"slowest {max(times):.3f} s (packing, upload, server check, hash, fsync, record, reply)"
+            )
         finally:
             hub.stop()
     return 0

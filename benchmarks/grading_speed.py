@@ -58,7 +58,11 @@ def build_class(course: Path, lessons: list[str], students: int) -> dict[str, st
             elif kind == "even answers":
                 nb = samples.answered(source, release, keep=set(items[1::2]))
             else:
-                nb = wrong[k % len(wrong)] if wrong else samples.answered(source, release, keep=set(items[: len(items) // 2]))
+                nb = (
+                    wrong[k % len(wrong)]
+                    if wrong
+                    else samples.answered(source, release, keep=set(items[: len(items) // 2]))
+                )
             student = f"s{k:03d}"
             described[student] = kind
             target = course / "submitted" / student / lesson / f"{lesson}.ipynb"
@@ -113,9 +117,12 @@ def warm_up(base: Path, work: Path, lesson: str) -> None:
 
 
 def differences(a: dict, b: dict) -> list:
-    return [(key, item, a.get(key, {}).get(item), b.get(key, {}).get(item))
-            for key in sorted(set(a) | set(b)) for item in sorted(set(a.get(key, {})) | set(b.get(key, {})))
-            if a.get(key, {}).get(item) != b.get(key, {}).get(item)]
+    return [
+        (key, item, a.get(key, {}).get(item), b.get(key, {}).get(item))
+        for key in sorted(set(a) | set(b))
+        for item in sorted(set(a.get(key, {})) | set(b.get(key, {})))
+        if a.get(key, {}).get(item) != b.get(key, {}).get(item)
+    ]
 
 
 def print_differences(diff: list, items: int, left: str, right: str) -> None:
@@ -132,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--students", type=int, default=12)
     parser.add_argument("--workers", type=int, default=None, help="engine workers (default: the number of cores)")
     parser.add_argument("--lessons", nargs="*", default=None, help="lesson ids (default: all in source/)")
-    parser.add_argument("--per-student", action="store_true", help="also time stock nbgrader run once per student and assignment")
+    parser.add_argument(
+        "--per-student", action="store_true", help="also time stock nbgrader run once per student and assignment"
+    )
     parser.add_argument("--keep", default=None, help="work in this folder and keep it")
     args = parser.parse_args(argv)
 
@@ -173,20 +182,36 @@ def main(argv: list[str] | None = None) -> int:
     mean = lambda key: sum(t.get(key, 0.0) for t in timings) / max(len(timings), 1)  # noqa: E731
 
     print()
-    print(f"lessons: {', '.join(lessons)}; students: {args.students}; notebooks: {notebooks}; cores: {cores}; engine workers: {workers}")
-    print(f"stock nbgrader autograde, once per assignment: {stock_s:8.1f} s  ({stock_s / notebooks:.2f} s per notebook)")
+    print(
+        f"lessons: {', '.join(lessons)}; students: {args.students}; notebooks: {notebooks}; cores: {cores}; engine workers: {workers}"
+    )
+    print(
+        f"stock nbgrader autograde, once per assignment: {stock_s:8.1f} s  ({stock_s / notebooks:.2f} s per notebook)"
+    )
     if per_student_s is not None:
-        print(f"stock nbgrader autograde, once per student:    {per_student_s:8.1f} s  ({per_student_s / notebooks:.2f} s per notebook)")
-    print(f"autograder grade:                              {engine_s:8.1f} s  ({engine_s / notebooks:.2f} s per notebook)")
+        print(
+            f"stock nbgrader autograde, once per student:    {per_student_s:8.1f} s  ({per_student_s / notebooks:.2f} s per notebook)"
+        )
+    print(
+        f"autograder grade:                              {engine_s:8.1f} s  ({engine_s / notebooks:.2f} s per notebook)"
+    )
     print(f"speed-up against stock as instructors run it:  {stock_s / engine_s:8.1f}x")
     if per_student_s is not None:
         print(f"speed-up against stock run per student:        {per_student_s / engine_s:8.1f}x")
-    print(f"student-code limit (student code / workers):   {limit:8.1f} s  (student code: {student_code:.1f} s, {student_code / notebooks:.3f} s per notebook)")
+    print(
+        f"student-code limit (student code / workers):   {limit:8.1f} s  (student code: {student_code:.1f} s, {student_code / notebooks:.3f} s per notebook)"
+    )
     print(f"autograder grade / student-code limit:         {engine_s / limit if limit else float('nan'):8.2f}x")
-    print(f"stock as instructors run it / student-code limit: {stock_s / limit if limit else float('nan'):5.1f}x  (the best ratio any grader running every cell on {workers} workers could reach)")
-    print(f"where the engine's time went: start-up {stats.get('startup_s', 0.0):.1f} s; in jobs {in_jobs:.1f} s of which student code {student_code:.1f} s")
-    print(f"  per notebook: fork and confine {mean('fork_s'):.3f} s over {mean('forks'):.1f} forks; judge {mean('judge_s'):.3f} s "
-          f"(its calls into student code and probe children included); repair and writes {mean('total_s') - mean('student_s') - mean('judge_s'):.3f} s")
+    print(
+        f"stock as instructors run it / student-code limit: {stock_s / limit if limit else float('nan'):5.1f}x  (the best ratio any grader running every cell on {workers} workers could reach)"
+    )
+    print(
+        f"where the engine's time went: start-up {stats.get('startup_s', 0.0):.1f} s; in jobs {in_jobs:.1f} s of which student code {student_code:.1f} s"
+    )
+    print(
+        f"  per notebook: fork and confine {mean('fork_s'):.3f} s over {mean('forks'):.1f} forks; judge {mean('judge_s'):.3f} s "
+        f"(its calls into student code and probe children included); repair and writes {mean('total_s') - mean('student_s') - mean('judge_s'):.3f} s"
+    )
     print(f"results: engine {sum(v == 'ok' for v in results.values())}/{len(results)} ok")
     print_differences(diff, items, "nbgrader", "autograder")
     if not args.keep:

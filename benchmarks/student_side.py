@@ -36,8 +36,13 @@ def measure(lesson: str, *, cells: int | None = None) -> dict:
     source = nbformat.read(ROOT / "source" / lesson / f"{lesson}.ipynb", as_version=4)
     release = nbformat.read(ROOT / "release" / lesson / f"{lesson}.ipynb", as_version=4)
     nb = samples.answered(source, release, keep=None)
-    client = NotebookClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "release" / lesson)}})
+    client = NotebookClient(
+        nb,
+        timeout=300,
+        allow_errors=True,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ROOT / "release" / lesson)}},
+    )
     asked = time.perf_counter()
     with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernel's own start-up chatter
         ready = time.perf_counter()
@@ -48,8 +53,11 @@ def measure(lesson: str, *, cells: int | None = None) -> dict:
             if index == code[0]:
                 first_output = time.perf_counter() - asked
         done = time.perf_counter()
-    errors = [c.metadata.get("nbgrader", {}).get("grade_id") or c.get("id", "?") for c in nb.cells
-              if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
+    errors = [
+        c.metadata.get("nbgrader", {}).get("grade_id") or c.get("id", "?")
+        for c in nb.cells
+        if any(o.get("output_type") == "error" for o in c.get("outputs", []))
+    ]
     return {"kernel": ready - asked, "first_output": first_output, "cells": done - ready, "errors": errors}
 
 
@@ -74,11 +82,18 @@ def main(argv: list[str] | None = None) -> int:
         found = measure(lesson)
         slow = found["first_output"] > args.first_output_limit or found["cells"] > args.total_limit
         over += slow or bool(found["errors"])
-        note = ("  OVER THE LIMIT" if slow else "") + (f"  errors in {', '.join(found['errors'])}" if found["errors"] else "")
-        print(f"{lesson:<14} {found['kernel']:11.2f}s {found['first_output']:12.2f}s {found['cells']:9.2f}s{note}", flush=True)
+        note = ("  OVER THE LIMIT" if slow else "") + (
+            f"  errors in {', '.join(found['errors'])}" if found["errors"] else ""
+        )
+        print(
+            f"{lesson:<14} {found['kernel']:11.2f}s {found['first_output']:12.2f}s {found['cells']:9.2f}s{note}",
+            flush=True,
+        )
     print(f"limits: first output <= {args.first_output_limit:g} s, every cell <= {args.total_limit:g} s")
-    print(f"for comparison, `python -c 'import torch'` on this machine: {import_torch_s():.2f} s "
-          "(most of any first cell that imports torch)")
+    print(
+        f"for comparison, `python -c 'import torch'` on this machine: {import_torch_s():.2f} s "
+        "(most of any first cell that imports torch)"
+    )
     return 1 if over else 0
 
 

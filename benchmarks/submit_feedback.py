@@ -61,7 +61,9 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=8, help="students submitting at once [8]")
     parser.add_argument("--workers", type=int, default=2, help="judges of the grader [2]")
     parser.add_argument("--lesson", default="01_tensors", help="the lesson handed in [01_tensors]")
-    parser.add_argument("--timeout", type=float, default=900.0, help="give up on a submission after this many seconds [900]")
+    parser.add_argument(
+        "--timeout", type=float, default=900.0, help="give up on a submission after this many seconds [900]"
+    )
     args = parser.parse_args()
     students = tuple(f"student{i:03d}" for i in range(args.students))
     lesson = args.lesson
@@ -92,8 +94,10 @@ def main() -> int:
                 packed[kind] = archive.pack(folder)
             clients = [Client(url=hub.url, token=hub.server_token(name), course=COURSE) for name in students]
             warm = submit_and_wait(clients[0], lesson, packed["right"], args.timeout)
-            print(f"warm-up: first feedback {warm:.1f} s after submitting, {time.perf_counter() - started:.1f} s after the grader started "
-                  "(scratch course, zygote and judges start once)")
+            print(
+                f"warm-up: first feedback {warm:.1f} s after submitting, {time.perf_counter() - started:.1f} s after the grader started "
+                "(scratch course, zygote and judges start once)"
+            )
 
             times: list[float] = [0.0] * len(clients)
             errors: list[str] = []
@@ -102,7 +106,9 @@ def main() -> int:
             def one(index: int) -> None:
                 gate.wait()
                 try:
-                    times[index] = submit_and_wait(clients[index], lesson, packed["right" if index % 2 == 0 else "wrong"], args.timeout)
+                    times[index] = submit_and_wait(
+                        clients[index], lesson, packed["right" if index % 2 == 0 else "wrong"], args.timeout
+                    )
                 except Exception as exc:  # reported below; the other students carry on
                     errors.append(f"{students[index]}: {exc}")
 
@@ -119,9 +125,11 @@ def main() -> int:
             ordered = sorted(times)
             p95 = ordered[math.ceil(0.95 * len(ordered)) - 1]  # nearest rank
             size = len(packed["right"])
-            print(f"{args.students} student{'s' if args.students != 1 else ''} at once, lesson {lesson} ({size / 1e3:.0f} kB zipped), grader with {args.workers} judge(s): "
-                  f"submit-to-feedback median {statistics.median(times):.1f} s, p95 {p95:.1f} s, slowest {ordered[-1]:.1f} s; "
-                  f"throughput {len(times) / wall:.2f} submissions/s ({wall:.1f} s for all)")
+            print(
+                f"{args.students} student{'s' if args.students != 1 else ''} at once, lesson {lesson} ({size / 1e3:.0f} kB zipped), grader with {args.workers} judge(s): "
+                f"submit-to-feedback median {statistics.median(times):.1f} s, p95 {p95:.1f} s, slowest {ordered[-1]:.1f} s; "
+                f"throughput {len(times) / wall:.2f} submissions/s ({wall:.1f} s for all)"
+            )
         finally:
             if grader is not None:
                 grader.stop()

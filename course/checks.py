@@ -102,8 +102,10 @@ def check_type(value: Any, types: type | tuple[type, ...], *, what: str = "the r
 def check_equal(found: Any, expected: Any, *, what: str = "the result") -> None:
     """Plain values (numbers, strings, tuples, dicts); no tensors."""
     if type(found) in (float,) or type(expected) in (float,):
-        ok = isinstance(found, (int, float)) and not isinstance(found, bool) and math.isclose(
-            found, expected, rel_tol=1e-6, abs_tol=1e-9
+        ok = (
+            isinstance(found, (int, float))
+            and not isinstance(found, bool)
+            and math.isclose(found, expected, rel_tol=1e-6, abs_tol=1e-9)
         )
     else:
         ok = type(found) is type(expected) and found == expected
@@ -141,13 +143,17 @@ def check_tensor(
     if tuple(found.shape) != tuple(expected.shape):
         fail(f"Expected {what} to have shape {fmt_shape(expected.shape)}, but found shape {fmt_shape(found.shape)}.")
     if dtype and found.dtype != expected.dtype:
-        fail(f"Expected {what} to have dtype {_dtype_name(expected.dtype)}, but found dtype {_dtype_name(found.dtype)}.")
+        fail(
+            f"Expected {what} to have dtype {_dtype_name(expected.dtype)}, but found dtype {_dtype_name(found.dtype)}."
+        )
     if device and found.device != expected.device:
         fail(f"Expected {what} to live on device '{expected.device}', but found it on '{found.device}'.")
     if requires_grad is not None and found.requires_grad != requires_grad:
         if requires_grad:
             fail(f"Expected {what} to require grad (requires_grad=True), but it does not.")
-        fail(f"Expected {what} not to require grad, but found requires_grad=True (detach it, or compute it under torch.no_grad()).")
+        fail(
+            f"Expected {what} not to require grad, but found requires_grad=True (detach it, or compute it under torch.no_grad())."
+        )
     if found.device.type == "meta" or expected.device.type == "meta":
         return
     a = found.detach().to("cpu")
@@ -175,10 +181,18 @@ def check_slip(found: Any, slip: torch.Tensor, *, message: str) -> None:
 
     Called before `check_tensor`, so a student who forgot `keepdim` reads about `keepdim`, not "found ...".
     """
-    if (isinstance(found, torch.Tensor) and tuple(found.shape) == tuple(slip.shape) and found.device.type != "meta"
-            and slip.device.type != "meta" and found.dtype == slip.dtype
-            and bool(torch.isclose(found.detach().cpu(), slip.detach().cpu(), atol=1e-6, rtol=1e-5).all()
-                     if found.is_floating_point() else torch.equal(found.detach().cpu(), slip.detach().cpu()))):
+    if (
+        isinstance(found, torch.Tensor)
+        and tuple(found.shape) == tuple(slip.shape)
+        and found.device.type != "meta"
+        and slip.device.type != "meta"
+        and found.dtype == slip.dtype
+        and bool(
+            torch.isclose(found.detach().cpu(), slip.detach().cpu(), atol=1e-6, rtol=1e-5).all()
+            if found.is_floating_point()
+            else torch.equal(found.detach().cpu(), slip.detach().cpu())
+        )
+    ):
         fail(message)
 
 
@@ -195,16 +209,16 @@ def check_array(found: Any, expected: np.ndarray, *, what: str = "the result", a
     else:
         ok = np.array_equal(found, expected)
     if not ok:
-        fail(f"Expected {what} to hold the right values, but they differ: expected {expected!r:.200}, found {found!r:.200}.")
+        fail(
+            f"Expected {what} to hold the right values, but they differ: expected {expected!r:.200}, found {found!r:.200}."
+        )
 
 
 def check_device(found: Any, expected: str | torch.device, *, what: str = "the result") -> None:
     if not isinstance(found, torch.Tensor):
         fail(f"Expected {what} to be a torch.Tensor, but found a {type_name(found)}.")
     expected = torch.device(expected)
-    same = found.device == expected or (
-        expected.index is None and found.device.type == expected.type
-    )
+    same = found.device == expected or (expected.index is None and found.device.type == expected.type)
     if not same:
         fail(f"Expected {what} to live on device '{expected}', but found it on '{found.device}'.")
 
@@ -244,7 +258,9 @@ def check_runs(func: Callable[..., Any], *args: Any, what: str, **kwargs: Any) -
 def check_float(found: Any, expected: float, *, what: str = "the result", tol: float = 1e-5) -> None:
     """A plain Python float (not a tensor, not a NumPy scalar) close to `expected`."""
     if type(found) is not float:
-        hint = " Use .item() to turn a one-element tensor into a Python float." if isinstance(found, torch.Tensor) else ""
+        hint = (
+            " Use .item() to turn a one-element tensor into a Python float." if isinstance(found, torch.Tensor) else ""
+        )
         fail(f"Expected {what} to be a Python float, but found a {type_name(found)}.{hint}")
     if not math.isclose(found, expected, rel_tol=tol, abs_tol=tol):
         fail(f"Expected {what} to be about {expected:.6g}, but found {found:.6g}.")
@@ -266,7 +282,9 @@ def check_nested(found: Any, expected: Any, *, what: str = "the result", **tenso
             fail(f"Expected {what} to be a {type_name(expected)}, but found a {type_name(found)}: {found!r:.200}.")
         if isinstance(expected, dict):
             if list(found) != list(expected):
-                fail(f"Expected {what} to have the keys {list(expected)!r}, in that order, but found {list(found)!r:.200}.")
+                fail(
+                    f"Expected {what} to have the keys {list(expected)!r}, in that order, but found {list(found)!r:.200}."
+                )
             for key in expected:
                 check_nested(found[key], expected[key], what=f"{what}[{key!r}]", **tensor_checks)
         else:

@@ -29,7 +29,9 @@ def describe_setup(device: torch.device) -> str:
     where = torch.device(device)
     lines = [f"PyTorch {torch.__version__}; this lesson will use device '{where}'."]
     if where.type == "cuda":
-        lines.append(f"GPU: {torch.cuda.get_device_name(where)} (torch.cuda.device_count() = {torch.cuda.device_count()}).")
+        lines.append(
+            f"GPU: {torch.cuda.get_device_name(where)} (torch.cuda.device_count() = {torch.cuda.device_count()})."
+        )
     elif torch.cuda.is_available():
         lines.append("A CUDA GPU is visible, but this lesson was told to run on the CPU.")
     else:

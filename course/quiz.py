@@ -85,9 +85,13 @@ def check_choice(answer: Any, choices: str = "ABCD", *, name: str) -> None:
     if answer is None:
         fail(f"{name} is still None: replace None with one of {', '.join(repr(c) for c in choices)}.")
     if not isinstance(answer, str):
-        fail(f"Expected {name} to be one letter as a string, such as \"A\", but found a {type(answer).__name__}: {answer!r:.100}.")
+        fail(
+            f'Expected {name} to be one letter as a string, such as "A", but found a {type(answer).__name__}: {answer!r:.100}.'
+        )
     if read_letter(answer, choices) is None:
-        fail(f"Expected {name} to be one of {', '.join(repr(c) for c in choices)} (one letter), but found {answer!r:.100}.")
+        fail(
+            f"Expected {name} to be one of {', '.join(repr(c) for c in choices)} (one letter), but found {answer!r:.100}."
+        )
 
 
 def check_int_tuple(answer: Any, *, name: str, length: int | None = None) -> None:
@@ -106,7 +110,9 @@ def check_nested_floats(answer: Any, *, name: str, shape: tuple[int, ...]) -> No
     if answer is None:
         fail(f"{name} is still None: replace None with nested lists of floats.")
     if read_floats(answer, shape) is None:
-        fail(f"Expected {name} to be nested lists of numbers with shape {shape}, such as {_example(shape)}, but found {answer!r:.100}.")
+        fail(
+            f"Expected {name} to be nested lists of numbers with shape {shape}, such as {_example(shape)}, but found {answer!r:.100}."
+        )
 
 
 def _example(shape: tuple[int, ...]) -> str:

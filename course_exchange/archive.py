@@ -35,7 +35,9 @@ def pack(folder: Path, *, ignore: list[str] = (), max_file_bytes: int | None = N
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         for directory, subdirs, files in os.walk(folder):
-            subdirs[:] = sorted(d for d in subdirs if not _ignored(d, ignore) and not os.path.islink(os.path.join(directory, d)))
+            subdirs[:] = sorted(
+                d for d in subdirs if not _ignored(d, ignore) and not os.path.islink(os.path.join(directory, d))
+            )
             for name in sorted(files):
                 path = Path(directory) / name
                 if _ignored(name, ignore) or path.is_symlink() or not path.is_file():
@@ -53,7 +55,11 @@ def _ignored(name: str, patterns) -> bool:
 def _safe_name(name: str) -> str:
     if not name.rstrip("/"):
         raise ArchiveError(f"an empty file name in the archive: {name!r}")
-    if PurePosixPath(name).is_absolute() or "\\" in name or any(part in ("", ".", "..") for part in name.rstrip("/").split("/")):
+    if (
+        PurePosixPath(name).is_absolute()
+        or "\\" in name
+        or any(part in ("", ".", "..") for part in name.rstrip("/").split("/"))
+    ):
         raise ArchiveError(f"the file name {name!r} points outside the assignment folder")
     if any(ord(ch) < 32 for ch in name):
         raise ArchiveError(f"the file name {name!r} holds control characters")

@@ -26,12 +26,26 @@ class Client:
         self.token = token
         self.timeout = timeout
 
-    def request(self, method: str, path: str, *, body: bytes | None = None, query: dict | None = None,
-                headers: dict | None = None) -> tuple[bytes, dict]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        query: dict | None = None,
+        headers: dict | None = None,
+    ) -> tuple[bytes, dict]:
         url = self.base + path + ("?" + urllib.parse.urlencode(query) if query else "")
-        request = urllib.request.Request(url, data=body, method=method, headers={
-            **({"Authorization": f"token {self.token}"} if self.token else {}),
-            **({"Content-Type": "application/zip"} if body is not None else {}), **(headers or {})})
+        request = urllib.request.Request(
+            url,
+            data=body,
+            method=method,
+            headers={
+                **({"Authorization": f"token {self.token}"} if self.token else {}),
+                **({"Content-Type": "application/zip"} if body is not None else {}),
+                **(headers or {}),
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as reply:
                 return reply.read(), dict(reply.headers)
@@ -56,8 +70,13 @@ class Client:
         return self.request("GET", f"/releases/{assignment}")[0]
 
     def release(self, assignment: str, data: bytes, *, policy: dict, force: bool) -> dict:
-        return self.json("POST", f"/releases/{assignment}", body=data, query={"force": "1"} if force else None,
-                         headers={"X-Course-Exchange-Policy": json.dumps(policy)})
+        return self.json(
+            "POST",
+            f"/releases/{assignment}",
+            body=data,
+            query={"force": "1"} if force else None,
+            headers={"X-Course-Exchange-Policy": json.dumps(policy)},
+        )
 
     def withdraw(self, assignment: str) -> dict:
         return self.json("POST", f"/releases/{assignment}/withdraw", body=b"")
@@ -89,5 +108,9 @@ class Client:
         return self.json("POST", "/queue/claim", body=b"", query=query)
 
     def grading_failed(self, assignment: str, submission_id: int, reason: str) -> dict:
-        return self.json("POST", f"/queue/{assignment}/{submission_id}/failed", body=json.dumps({"reason": reason}).encode(),
-                         headers={"Content-Type": "application/json"})
+        return self.json(
+            "POST",
+            f"/queue/{assignment}/{submission_id}/failed",
+            body=json.dumps({"reason": reason}).encode(),
+            headers={"Content-Type": "application/json"},
+        )

@@ -54,7 +54,9 @@ def test_cells(source: nbformat.NotebookNode) -> dict[str, str]:
     for cell in source.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution") and meta.get("grade_id"):
-            out[meta["grade_id"]] = "quiz" if QUIZ_MARK in cell.source else "hidden" if HIDDEN_MARK in cell.source else "visible"
+            out[meta["grade_id"]] = (
+                "quiz" if QUIZ_MARK in cell.source else "hidden" if HIDDEN_MARK in cell.source else "visible"
+            )
     return out
 
 
@@ -68,7 +70,9 @@ def _message(cell: nbformat.NotebookNode, secrets: set[str]) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " ..."
 
 
-def checks(source: nbformat.NotebookNode, graded: nbformat.NotebookNode, scores: dict[str, tuple[float, float]]) -> list[Check]:
+def checks(
+    source: nbformat.NotebookNode, graded: nbformat.NotebookNode, scores: dict[str, tuple[float, float]]
+) -> list[Check]:
     """The verdict of every test cell, in notebook order; `scores` maps grade_id to (score, max) from the gradebook."""
     kinds = test_cells(source)
     secrets = leaks.secret_lines(source)
@@ -87,8 +91,17 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def page(*, assignment: str, notebook: str, student: str, received: str, attempt: int | None, rules: Policy,
-         found: list[Check], reason: str | None = None) -> str:
+def page(
+    *,
+    assignment: str,
+    notebook: str,
+    student: str,
+    received: str,
+    attempt: int | None,
+    rules: Policy,
+    found: list[Check],
+    reason: str | None = None,
+) -> str:
     """The feedback page (HTML) of one notebook of one graded attempt."""
     of = f" of {rules.attempts}" if rules.attempts else ""
     rows = []
@@ -110,15 +123,20 @@ def page(*, assignment: str, notebook: str, student: str, received: str, attempt
             shown_max += check.max_score
             points = f"{_points(check.score)} / {_points(check.max_score)}" if rules.score else ""
         css = "later" if verdict == LATER or check.withheld else "pass" if check.passed else "fail"
-        rows.append(f'<tr class="check {css}" data-item="{name}"><td>{name}</td><td class="verdict">{verdict}</td>'
-                    f'<td class="points">{points}</td><td class="message">{message}</td></tr>')
+        rows.append(
+            f'<tr class="check {css}" data-item="{name}"><td>{name}</td><td class="verdict">{verdict}</td>'
+            f'<td class="points">{points}</td><td class="message">{message}</td></tr>'
+        )
     total = ""
     if rules.score and found:
         total = f'<p class="total">Score of the checks shown: {_points(shown_score)} / {_points(shown_max)}</p>'
     problem = f'<p class="problem">This submission could not be graded: {html.escape(reason)}</p>' if reason else ""
-    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Feedback: {html.escape(notebook)}</title></head><body>\n'
-            f'<h1>Feedback on {html.escape(assignment)} / {html.escape(notebook)}</h1>\n'
-            f'<p class="about">{html.escape(student)}, attempt {attempt or "?"}{of}, received {html.escape(received)} (exchange server time). '
-            f'Graded by the course\'s grader as soon as it arrived; the instructor\'s grading after the deadline decides the grade.</p>\n'
-            f'{problem}{total}\n<table><tr><th>check</th><th>verdict</th><th>points</th><th>message</th></tr>\n'
-            + "\n".join(rows) + "\n</table>\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Feedback: {html.escape(notebook)}</title></head><body>\n'
+        f"<h1>Feedback on {html.escape(assignment)} / {html.escape(notebook)}</h1>\n"
+        f'<p class="about">{html.escape(student)}, attempt {attempt or "?"}{of}, received {html.escape(received)} (exchange server time). '
+        f"Graded by the course's grader as soon as it arrived; the instructor's grading after the deadline decides the grade.</p>\n"
+        f"{problem}{total}\n<table><tr><th>check</th><th>verdict</th><th>points</th><th>message</th></tr>\n"
+        + "\n".join(rows)
+        + "\n</table>\n</body></html>\n"
+    )

@@ -62,19 +62,31 @@ class Policy:
         return self.extensions.get(student, self.due)
 
     def to_json(self) -> dict:
-        return {"due": self.due.isoformat() if self.due else None,
-                "extensions": {name: when.isoformat() for name, when in sorted(self.extensions.items())},
-                "late": self.late, "pick": self.pick,
-                "on_receipt": self.on_receipt, "attempts": self.attempts, "quiz_attempts": self.quiz_attempts, "shows": self.shows,
-                "score": self.score}
+        return {
+            "due": self.due.isoformat() if self.due else None,
+            "extensions": {name: when.isoformat() for name, when in sorted(self.extensions.items())},
+            "late": self.late,
+            "pick": self.pick,
+            "on_receipt": self.on_receipt,
+            "attempts": self.attempts,
+            "quiz_attempts": self.quiz_attempts,
+            "shows": self.shows,
+            "score": self.score,
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> Policy:
-        return cls(due=parse_time(data["due"]) if data.get("due") else None,
-                   extensions={name: parse_time(when) for name, when in (data.get("extensions") or {}).items()},
-                   late=data.get("late", "accept"), pick=data.get("pick", "last_before_deadline"),
-                   on_receipt=bool(data.get("on_receipt", False)), attempts=data.get("attempts", 0), quiz_attempts=data.get("quiz_attempts", 0),
-                   shows=data.get("shows", "verdicts"), score=bool(data.get("score", True)))
+        return cls(
+            due=parse_time(data["due"]) if data.get("due") else None,
+            extensions={name: parse_time(when) for name, when in (data.get("extensions") or {}).items()},
+            late=data.get("late", "accept"),
+            pick=data.get("pick", "last_before_deadline"),
+            on_receipt=bool(data.get("on_receipt", False)),
+            attempts=data.get("attempts", 0),
+            quiz_attempts=data.get("quiz_attempts", 0),
+            shows=data.get("shows", "verdicts"),
+            score=bool(data.get("score", True)),
+        )
 
 
 def lateness(policy: Policy, student: str, received: dt.datetime) -> dt.timedelta | None:
@@ -90,7 +102,9 @@ def describe(delta: dt.timedelta) -> str:
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, seconds = divmod(rest, 60)
-    parts = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n]
+    parts = [
+        f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n
+    ]
     return ", ".join(parts) or f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
@@ -113,4 +127,7 @@ def pick(policy: Policy, student: str, received: list[dt.datetime]) -> tuple[int
         more = f"; {after} later one{'s' if after != 1 else ''} after it ignored" if after else ""
         return chosen, f"the last of {len(received)} received before {whose} {stamp(deadline)}{more}"
     late = lateness(policy, student, received[last])
-    return last, f"none of {len(received)} arrived before {whose} {stamp(deadline)}: the last one, {describe(late)} late"
+    return (
+        last,
+        f"none of {len(received)} arrived before {whose} {stamp(deadline)}: the last one, {describe(late)} late",
+    )

@@ -45,6 +45,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.root = here
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 '''
+
+
 @dataclass
 class Attempt:
     """One submission taken off the queue, unpacked where the engine reads it."""
@@ -67,7 +69,9 @@ class Graded:
     attempt: Attempt
     reason: str | None  # None when every notebook was graded
     pages: dict[str, str] = field(default_factory=dict)  # notebook -> feedback HTML
-    scores: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)  # notebook -> grade_id -> (score, max)
+    scores: dict[str, dict[str, tuple[float, float]]] = field(
+        default_factory=dict
+    )  # notebook -> grade_id -> (score, max)
     notebooks: dict[str, nbformat.NotebookNode] = field(default_factory=dict)  # notebook -> autograded notebook
 
 
@@ -86,7 +90,9 @@ class Grader:
         engine.use_course_references(self.course_dir)
         self.scratch.mkdir(parents=True, exist_ok=True)
         os.chmod(self.scratch, 0o700)
-        (self.scratch / "nbgrader_config.py").write_text(SCRATCH_CONFIG.format(instructor=str(self.course_dir / "nbgrader_config.py")))
+        (self.scratch / "nbgrader_config.py").write_text(
+            SCRATCH_CONFIG.format(instructor=str(self.course_dir / "nbgrader_config.py"))
+        )
         link = self.scratch / "source"
         if not link.is_symlink():
             link.symlink_to(self.course_dir / "source", target_is_directory=True)
@@ -103,8 +109,14 @@ class Grader:
             if (self.course_dir / "source" / assignment).is_dir():
                 self._ensure_assignment(assignment)  # before the first submission arrives
         threads = max(1, (os.cpu_count() or 1) // self.workers)
-        self.pool = engine.Pool(self.course_dir, self.workers, threads, allow_weak_sandbox=self.allow_weak_sandbox,
-                                limits=limits_mod.read_limits(self.course_dir), environment=limits_mod.read_environment(self.course_dir))
+        self.pool = engine.Pool(
+            self.course_dir,
+            self.workers,
+            threads,
+            allow_weak_sandbox=self.allow_weak_sandbox,
+            limits=limits_mod.read_limits(self.course_dir),
+            environment=limits_mod.read_environment(self.course_dir),
+        )
 
     def close(self) -> None:
         if self.pool is not None:
@@ -147,8 +159,14 @@ class Grader:
 
         for assignment in sorted({a.assignment for a in attempts}):
             self._ensure_assignment(assignment)
-        results = engine.grade(self.scratch, [(a.pseudo, a.assignment) for a in attempts], pool=self.pool, progress=False,
-                               allow_weak_sandbox=self.allow_weak_sandbox, force=True)
+        results = engine.grade(
+            self.scratch,
+            [(a.pseudo, a.assignment) for a in attempts],
+            pool=self.pool,
+            progress=False,
+            allow_weak_sandbox=self.allow_weak_sandbox,
+            force=True,
+        )
         return [self._graded(a, results.get((a.pseudo, a.assignment), "not graded")) for a in attempts]
 
     def _graded(self, attempt: Attempt, result: str) -> Graded:
@@ -170,9 +188,16 @@ class Grader:
                     out.scores[name] = {g.name: (float(g.score or 0.0), float(g.max_score or 0.0)) for g in grades}
                     out.notebooks[name] = nbformat.read(path, as_version=4)
                     found = self._limit_quizzes(attempt, feedback.checks(source, out.notebooks[name], out.scores[name]))
-                out.pages[name] = feedback.page(assignment=attempt.assignment, notebook=name, student=attempt.student,
-                                                received=stamp(attempt.received_at), attempt=attempt.attempt, rules=attempt.rules,
-                                                found=found, reason=out.reason)
+                out.pages[name] = feedback.page(
+                    assignment=attempt.assignment,
+                    notebook=name,
+                    student=attempt.student,
+                    received=stamp(attempt.received_at),
+                    attempt=attempt.attempt,
+                    rules=attempt.rules,
+                    found=found,
+                    reason=out.reason,
+                )
         return out
 
     def _limit_quizzes(self, attempt: Attempt, found: list[feedback.Check]) -> list[feedback.Check]:
@@ -182,8 +207,14 @@ class Grader:
         quizzes = {c.grade_id: c.passed for c in found if c.kind == "quiz"}
         if not quizzes:
             return found
-        told = attempts.told_quiz_verdicts(self.course_dir, submission_id=attempt.id, assignment=attempt.assignment,
-                                           student=attempt.student, verdicts=quizzes, limit=attempt.rules.quiz_attempts)
+        told = attempts.told_quiz_verdicts(
+            self.course_dir,
+            submission_id=attempt.id,
+            assignment=attempt.assignment,
+            student=attempt.student,
+            verdicts=quizzes,
+            limit=attempt.rules.quiz_attempts,
+        )
         return [replace(c, withheld=True) if c.kind == "quiz" and c.grade_id not in told else c for c in found]
 
     def record(self, graded: Graded) -> bool:
@@ -192,18 +223,33 @@ class Grader:
         from nbgrader.utils import parse_utc
 
         a = graded.attempt
-        graded_ones = attempts.record(self.course_dir, submission_id=a.id, assignment=a.assignment, student=a.student,
-                                      attempt=a.attempt, received_at=a.received_at, scores=graded.scores)
+        graded_ones = attempts.record(
+            self.course_dir,
+            submission_id=a.id,
+            assignment=a.assignment,
+            student=a.student,
+            attempt=a.attempt,
+            received_at=a.received_at,
+            scores=graded.scores,
+        )
         if not graded.notebooks:
             return False
         index, _ = policy.pick(a.rules, a.student, [when for _, when in graded_ones])
         if graded_ones[index][0] != a.id:
             return False
         tries = attempts.of_student(self.course_dir, assignment=a.assignment, student=a.student)
-        notes = {name: {items.item_of(grade_id): attempts.note(*counted) for grade_id, counted in by_item.items()}
-                 for name, by_item in tries.items()}
-        gradebook.save_autograde(self.course_dir, a.assignment, a.student, graded.notebooks, timestamp=parse_utc(stamp(a.received_at)),
-                                 notes=notes)
+        notes = {
+            name: {items.item_of(grade_id): attempts.note(*counted) for grade_id, counted in by_item.items()}
+            for name, by_item in tries.items()
+        }
+        gradebook.save_autograde(
+            self.course_dir,
+            a.assignment,
+            a.student,
+            graded.notebooks,
+            timestamp=parse_utc(stamp(a.received_at)),
+            notes=notes,
+        )
         return True
 
 
@@ -224,8 +270,14 @@ def serve(grader: Grader, client: Client, *, batch: int, poll_s: float, log=prin
         attempts = []
         for item in items:
             sub = item["submission"]
-            attempt = Attempt(sub["id"], sub["student"], sub["assignment"], parse_time(sub["received_at"]),
-                              (sub.get("grading") or {}).get("attempt"), Policy.from_json(item["policy"]))
+            attempt = Attempt(
+                sub["id"],
+                sub["student"],
+                sub["assignment"],
+                parse_time(sub["received_at"]),
+                (sub.get("grading") or {}).get("attempt"),
+                Policy.from_json(item["policy"]),
+            )
             try:
                 data = client.fetch_submission(attempt.assignment, attempt.id)
                 if hashlib.sha256(data).hexdigest() != sub["sha256"]:
@@ -259,8 +311,10 @@ def serve(grader: Grader, client: Client, *, batch: int, poll_s: float, log=prin
                 continue
             counted = grader.record(graded)
             grader.forget(a)
-            log(f"receipt: graded {a.student}'s submission {a.id} of {a.assignment} (attempt {a.attempt}): "
-                f"{graded.reason or 'ok'}{'; it counts in the gradebook' if counted else ''}")
+            log(
+                f"receipt: graded {a.student}'s submission {a.id} of {a.assignment} (attempt {a.attempt}): "
+                f"{graded.reason or 'ok'}{'; it counts in the gradebook' if counted else ''}"
+            )
 
 
 def _interrupt(signum, frame):
@@ -269,15 +323,31 @@ def _interrupt(signum, frame):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="course-exchange-receipt", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--course-dir", type=Path, default=Path("."), help="the instructor's course folder (source/, nbgrader_config.py) [.]")
-    parser.add_argument("--course", default=None, help="the course id [c.CourseDirectory.course_id of the course's nbgrader_config.py]")
-    parser.add_argument("--url", default=os.environ.get("COURSE_EXCHANGE_URL", ""), help="the exchange's URL [$COURSE_EXCHANGE_URL]")
-    parser.add_argument("--token-file", default=os.environ.get("COURSE_EXCHANGE_TOKEN_FILE", ""),
-                        help="a file holding a grader's hub token [$COURSE_EXCHANGE_TOKEN_FILE; else $JUPYTERHUB_API_TOKEN]")
-    parser.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 1)), help="judges grading at once [cores]")
+    parser.add_argument(
+        "--course-dir",
+        type=Path,
+        default=Path("."),
+        help="the instructor's course folder (source/, nbgrader_config.py) [.]",
+    )
+    parser.add_argument(
+        "--course", default=None, help="the course id [c.CourseDirectory.course_id of the course's nbgrader_config.py]"
+    )
+    parser.add_argument(
+        "--url", default=os.environ.get("COURSE_EXCHANGE_URL", ""), help="the exchange's URL [$COURSE_EXCHANGE_URL]"
+    )
+    parser.add_argument(
+        "--token-file",
+        default=os.environ.get("COURSE_EXCHANGE_TOKEN_FILE", ""),
+        help="a file holding a grader's hub token [$COURSE_EXCHANGE_TOKEN_FILE; else $JUPYTERHUB_API_TOKEN]",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=max(1, (os.cpu_count() or 1)), help="judges grading at once [cores]"
+    )
     parser.add_argument("--batch", type=int, default=0, help="submissions taken off the queue at a time [--workers]")
     parser.add_argument("--poll", type=float, default=0.25, help="seconds between looks at an empty queue [0.25]")
-    parser.add_argument("--allow-weak-sandbox", action="store_true", help="grade even where the sandbox cannot confine fully")
+    parser.add_argument(
+        "--allow-weak-sandbox", action="store_true", help="grade even where the sandbox cannot confine fully"
+    )
     args = parser.parse_args(argv)
     from autograder import config
 
@@ -288,10 +358,19 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     grader = Grader(args.course_dir, workers=args.workers, allow_weak_sandbox=args.allow_weak_sandbox)
     grader.start()
-    print(f"course-exchange-receipt: grading {course} on receipt from {args.url} with {args.workers} judge(s)", file=sys.stderr, flush=True)
+    print(
+        f"course-exchange-receipt: grading {course} on receipt from {args.url} with {args.workers} judge(s)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
-        serve(grader, Client(url=args.url, token=token, course=course), batch=args.batch or args.workers, poll_s=args.poll,
-              log=lambda line: print(line, file=sys.stderr, flush=True))
+        serve(
+            grader,
+            Client(url=args.url, token=token, course=course),
+            batch=args.batch or args.workers,
+            poll_s=args.poll,
+            log=lambda line: print(line, file=sys.stderr, flush=True),
+        )
     except KeyboardInterrupt:
         pass
     finally:

@@ -74,13 +74,17 @@ class Handler(web.RequestHandler):
         header = self.request.headers.get("Authorization", "")
         found = re.fullmatch(r"(?:token|bearer)\s+(\S+)", header.strip(), re.IGNORECASE)
         if not found:
-            raise Refused(401, "This request carries no hub token; the exchange only answers requests from the hub's users.")
+            raise Refused(
+                401, "This request carries no hub token; the exchange only answers requests from the hub's users."
+            )
         auth = self.x.hub_auth
         model = await auth.user_for_token(found.group(1), sync=False)
         if not model:
             raise Refused(401, "The hub does not recognise this token.")
         if not auth.check_scopes(auth.access_scopes, model):
-            raise Refused(403, f"This token may not use the exchange (it lacks {', '.join(sorted(auth.access_scopes))}).")
+            raise Refused(
+                403, f"This token may not use the exchange (it lacks {', '.join(sorted(auth.access_scopes))})."
+            )
         self.who = Who(model.get("kind", "user"), model["name"])
 
     # ------------------------------------------------------------ who may do what
@@ -122,8 +126,12 @@ class Handler(web.RequestHandler):
                 raise Refused(403, "Students may list only their own submissions.")
             student = self.who.name
         releases = self.x.store.releases(course)
-        self.send_json([submission_json(self.x.store, s, releases[s.assignment].policy if s.assignment in releases else None)
-                        for s in self.x.store.submissions(course, assignment, student)])
+        self.send_json(
+            [
+                submission_json(self.x.store, s, releases[s.assignment].policy if s.assignment in releases else None)
+                for s in self.x.store.submissions(course, assignment, student)
+            ]
+        )
 
     def send_json(self, data, status: int = 200) -> None:
         self.set_status(status)
@@ -144,8 +152,11 @@ class UploadHandler(Handler):
 
     def too_large(self, size: int) -> Refused:
         limit = self.body_limit()
-        return Refused(413, f"This upload is {size / MB:.1f} MB; the exchange accepts at most {limit / MB:.1f} MB. "
-                            "Remove large files (data sets, outputs, checkpoints) from the folder and try again.")
+        return Refused(
+            413,
+            f"This upload is {size / MB:.1f} MB; the exchange accepts at most {limit / MB:.1f} MB. "
+            "Remove large files (data sets, outputs, checkpoints) from the folder and try again.",
+        )
 
     async def prepare(self) -> None:
         await super().prepare()
@@ -185,8 +196,16 @@ class ReleasesHandler(Handler):
         out = []
         for assignment, release in sorted(self.x.store.releases(course).items()):
             deadline = release.policy.deadline(self.who.name)
-            out.append({"assignment": assignment, "sha256": release.sha256, "size": release.size, "released_at": release.at.isoformat(),
-                        "deadline": deadline.isoformat() if deadline else None, "late": release.policy.late})
+            out.append(
+                {
+                    "assignment": assignment,
+                    "sha256": release.sha256,
+                    "size": release.size,
+                    "released_at": release.at.isoformat(),
+                    "deadline": deadline.isoformat() if deadline else None,
+                    "late": release.policy.late,
+                }
+            )
         self.send_json(out)
 
 
@@ -206,10 +225,23 @@ class ReleaseHandler(UploadHandler):
         data, _ = self.checked_archive()
         force = self.get_query_argument("force", "") == "1"
         if self.x.store.release(course, assignment) is not None and not force:
-            raise Refused(409, f"{assignment} is released already; release again with --force to replace the files students fetch.")
-        release = self.x.store.add_release(course=course, assignment=assignment, data=data, at=policy.now(), by=self.who.name, policy=rules)
-        self.send_json({"assignment": assignment, "sha256": release.sha256, "size": release.size, "released_at": release.at.isoformat(),
-                        "policy": rules.to_json()}, 201)
+            raise Refused(
+                409,
+                f"{assignment} is released already; release again with --force to replace the files students fetch.",
+            )
+        release = self.x.store.add_release(
+            course=course, assignment=assignment, data=data, at=policy.now(), by=self.who.name, policy=rules
+        )
+        self.send_json(
+            {
+                "assignment": assignment,
+                "sha256": release.sha256,
+                "size": release.size,
+                "released_at": release.at.isoformat(),
+                "policy": rules.to_json(),
+            },
+            201,
+        )
 
 
 class WithdrawHandler(Handler):
@@ -227,10 +259,15 @@ class WithdrawHandler(Handler):
 def submission_json(store: Store, submission: Submission, rules: Policy | None) -> dict:
     feedback = store.feedback(submission.id)
     deadline = rules.deadline(submission.student) if rules else None
-    return {**submission.to_json(), "timestamp": stamp(submission.received_at),
-            "deadline": deadline.isoformat() if deadline else None,
-            "feedback": {"sha256": feedback.sha256, "released_at": feedback.at.isoformat(), "files": feedback.files} if feedback else None,
-            "grading": store.grading(submission.id)}
+    return {
+        **submission.to_json(),
+        "timestamp": stamp(submission.received_at),
+        "deadline": deadline.isoformat() if deadline else None,
+        "feedback": {"sha256": feedback.sha256, "released_at": feedback.at.isoformat(), "files": feedback.files}
+        if feedback
+        else None,
+        "grading": store.grading(submission.id),
+    }
 
 
 def receipt_note(rules: Policy, state: dict | None) -> str:
@@ -238,8 +275,10 @@ def receipt_note(rules: Policy, state: dict | None) -> str:
     if state is None:
         return ""
     if state["state"] == "kept":
-        return (f" This assignment grades {rules.attempts} attempt{'s' if rules.attempts != 1 else ''} on receipt and you have used them: "
-                "this submission is kept, and graded with the others when the instructor grades.")
+        return (
+            f" This assignment grades {rules.attempts} attempt{'s' if rules.attempts != 1 else ''} on receipt and you have used them: "
+            "this submission is kept, and graded with the others when the instructor grades."
+        )
     of = f" of {rules.attempts}" if rules.attempts else ""
     return f" It is graded now (attempt {state['attempt']}{of}): its feedback is coming, fetch it in the Assignments tab in a few seconds."
 
@@ -270,20 +309,32 @@ class SubmissionsHandler(UploadHandler):
         late = lateness(rules, self.who.name, received_at)
         deadline = rules.deadline(self.who.name)
         if late is not None and rules.late == "refuse":
-            raise Refused(403, f"The deadline for {assignment} was {stamp(deadline)}; this submission arrived at {stamp(received_at)}, "
-                               f"{describe(late)} late, and this course refuses late submissions. Nothing was stored.")
-        submission = self.x.store.add_submission(course=course, assignment=assignment, student=self.who.name, data=data,
-                                                 received_at=received_at, late_seconds=late.total_seconds() if late else None,
-                                                 files=files, graded_attempts=rules.attempts if rules.on_receipt else None)
+            raise Refused(
+                403,
+                f"The deadline for {assignment} was {stamp(deadline)}; this submission arrived at {stamp(received_at)}, "
+                f"{describe(late)} late, and this course refuses late submissions. Nothing was stored.",
+            )
+        submission = self.x.store.add_submission(
+            course=course,
+            assignment=assignment,
+            student=self.who.name,
+            data=data,
+            received_at=received_at,
+            late_seconds=late.total_seconds() if late else None,
+            files=files,
+            graded_attempts=rules.attempts if rules.on_receipt else None,
+        )
         if deadline is None:
             when = "the assignment has no deadline"
         elif late is None:
             when = f"on time for the deadline {stamp(deadline)}"
         else:
             when = f"{describe(late)} after the deadline {stamp(deadline)}: late"
-        message = (f"Received {assignment} from {self.who.name} at {stamp(received_at)} (exchange server time), {when}; "
-                   f"{submission.size} bytes, SHA-256 {submission.sha256[:16]}..., kept as submission {submission.id}."
-                   + receipt_note(rules, self.x.store.grading(submission.id)))
+        message = (
+            f"Received {assignment} from {self.who.name} at {stamp(received_at)} (exchange server time), {when}; "
+            f"{submission.size} bytes, SHA-256 {submission.sha256[:16]}..., kept as submission {submission.id}."
+            + receipt_note(rules, self.x.store.grading(submission.id))
+        )
         self.send_json({**submission_json(self.x.store, submission, rules), "message": message}, 201)
 
 
@@ -306,8 +357,14 @@ class CollectHandler(Handler):
         out = []
         for student, submissions in sorted(by_student.items()):
             index, reason = policy.pick(rules, student, [s.received_at for s in submissions])
-            out.append({"student": student, "submission": submission_json(self.x.store, submissions[index], rules),
-                        "reason": reason, "count": len(submissions)})
+            out.append(
+                {
+                    "student": student,
+                    "submission": submission_json(self.x.store, submissions[index], rules),
+                    "reason": reason,
+                    "count": len(submissions),
+                }
+            )
         self.send_json({"assignment": assignment, "policy": rules.to_json(), "picked": out})
 
 
@@ -329,7 +386,9 @@ class FeedbackHandler(UploadHandler):
         self.need_grader("release feedback")
         submission = self.need_owner_or_grader(self.x.store.submission(int(submission_id)), course, assignment)
         data, files = self.checked_archive()
-        feedback = self.x.store.add_feedback(submission_id=submission.id, data=data, at=policy.now(), by=self.who.name, files=files)
+        feedback = self.x.store.add_feedback(
+            submission_id=submission.id, data=data, at=policy.now(), by=self.who.name, files=files
+        )
         state = self.x.store.grading(submission.id)
         if state is not None and state["state"] in ("queued", "claimed"):
             self.x.store.finish_grading(submission.id, kind="graded", at=feedback.at, by=self.who.name)
@@ -353,9 +412,20 @@ class ClaimHandler(Handler):
         except ValueError as exc:
             raise Refused(400, f"Malformed claim: {exc}") from None
         releases = self.x.store.releases(course)
-        claimed = self.x.store.claim(course, by=self.who.name, at=policy.now(), limit=limit, lease_s=lease, reclaim_before=reclaim_before)
-        self.send_json([{"submission": submission_json(self.x.store, s, releases[s.assignment].policy if s.assignment in releases else None),
-                         "policy": (releases[s.assignment].policy if s.assignment in releases else Policy()).to_json()} for s in claimed])
+        claimed = self.x.store.claim(
+            course, by=self.who.name, at=policy.now(), limit=limit, lease_s=lease, reclaim_before=reclaim_before
+        )
+        self.send_json(
+            [
+                {
+                    "submission": submission_json(
+                        self.x.store, s, releases[s.assignment].policy if s.assignment in releases else None
+                    ),
+                    "policy": (releases[s.assignment].policy if s.assignment in releases else Policy()).to_json(),
+                }
+                for s in claimed
+            ]
+        )
 
 
 class GradingFailedHandler(Handler):
@@ -366,7 +436,7 @@ class GradingFailedHandler(Handler):
         try:
             reason = str(json.loads(self.request.body or b"{}").get("reason", ""))
         except (ValueError, AttributeError):
-            raise Refused(400, "The body must be JSON: {\"reason\": \"...\"}") from None
+            raise Refused(400, 'The body must be JSON: {"reason": "..."}') from None
         self.x.store.finish_grading(submission.id, kind="failed", at=policy.now(), by=self.who.name, detail=reason)
         self.send_json({"submission_id": submission.id, "state": "failed"})
 
@@ -396,13 +466,35 @@ def _names(values: list[str]) -> frozenset[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="course-exchange", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", required=True, type=Path, help="folder of the append-only store (made mode 0700)")
-    parser.add_argument("--course", action="append", required=True, help="a course this exchange serves (repeat for more)")
-    parser.add_argument("--grader-user", action="append", default=[], help="hub users who may release, collect and release feedback (comma-separated, repeatable)")
-    parser.add_argument("--grader-service", action="append", default=[], help="hub services with the same rights, e.g. the course's formgrader (comma-separated, repeatable)")
-    parser.add_argument("--max-submission-mb", type=float, default=5.0, help="largest submission accepted, in MB (10^6 bytes) [5]")
-    parser.add_argument("--max-grader-upload-mb", type=float, default=200.0, help="largest release or feedback accepted, in MB [200]")
-    parser.add_argument("--url", default=os.environ.get("JUPYTERHUB_SERVICE_URL", ""), help="where to listen [$JUPYTERHUB_SERVICE_URL]")
-    parser.add_argument("--prefix", default=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"), help="URL prefix [$JUPYTERHUB_SERVICE_PREFIX]")
+    parser.add_argument(
+        "--course", action="append", required=True, help="a course this exchange serves (repeat for more)"
+    )
+    parser.add_argument(
+        "--grader-user",
+        action="append",
+        default=[],
+        help="hub users who may release, collect and release feedback (comma-separated, repeatable)",
+    )
+    parser.add_argument(
+        "--grader-service",
+        action="append",
+        default=[],
+        help="hub services with the same rights, e.g. the course's formgrader (comma-separated, repeatable)",
+    )
+    parser.add_argument(
+        "--max-submission-mb", type=float, default=5.0, help="largest submission accepted, in MB (10^6 bytes) [5]"
+    )
+    parser.add_argument(
+        "--max-grader-upload-mb", type=float, default=200.0, help="largest release or feedback accepted, in MB [200]"
+    )
+    parser.add_argument(
+        "--url", default=os.environ.get("JUPYTERHUB_SERVICE_URL", ""), help="where to listen [$JUPYTERHUB_SERVICE_URL]"
+    )
+    parser.add_argument(
+        "--prefix",
+        default=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"),
+        help="URL prefix [$JUPYTERHUB_SERVICE_PREFIX]",
+    )
     args = parser.parse_args(argv)
     if not args.url:
         parser.error("--url (or $JUPYTERHUB_SERVICE_URL) is required")
@@ -411,14 +503,26 @@ def main(argv: list[str] | None = None) -> int:
     auth = HubAuth()
     if not auth.api_token:
         parser.error("$JUPYTERHUB_API_TOKEN is not set: run this as a JupyterHub service")
-    settings = Settings(store=Store(args.store), courses=_names(args.course), grader_users=_names(args.grader_user),
-                        grader_services=_names(args.grader_service), max_submission_bytes=int(args.max_submission_mb * MB),
-                        max_grader_upload_bytes=int(args.max_grader_upload_mb * MB), hub_auth=auth)
+    settings = Settings(
+        store=Store(args.store),
+        courses=_names(args.course),
+        grader_users=_names(args.grader_user),
+        grader_services=_names(args.grader_service),
+        max_submission_bytes=int(args.max_submission_mb * MB),
+        max_grader_upload_bytes=int(args.max_grader_upload_mb * MB),
+        hub_auth=auth,
+    )
     url = urlparse(args.url)
-    server = httpserver.HTTPServer(make_app(settings, args.prefix),
-                                   max_body_size=max(settings.max_submission_bytes, settings.max_grader_upload_bytes) + MB)
+    server = httpserver.HTTPServer(
+        make_app(settings, args.prefix),
+        max_body_size=max(settings.max_submission_bytes, settings.max_grader_upload_bytes) + MB,
+    )
     server.listen(url.port or 80, url.hostname or "127.0.0.1")
-    print(f"course-exchange: serving {', '.join(sorted(settings.courses))} on {args.url}{args.prefix} from {args.store}", file=sys.stderr, flush=True)
+    print(
+        f"course-exchange: serving {', '.join(sorted(settings.courses))} on {args.url}{args.prefix} from {args.store}",
+        file=sys.stderr,
+        flush=True,
+    )
     ioloop.IOLoop.current().start()
     return 0
 

@@ -69,15 +69,32 @@ def softmax_and_vjp(x: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, tor
     return p.to(x.dtype), grad.to(x.dtype)
 
 
-def check_backward_report(report: dict, x: torch.Tensor, output: torch.Tensor, grad: torch.Tensor, *, item: str, label: str,
-                          atol: float = 1e-6, grad_note: str = "", hint: str = "") -> None:
+def check_backward_report(
+    report: dict,
+    x: torch.Tensor,
+    output: torch.Tensor,
+    grad: torch.Tensor,
+    *,
+    item: str,
+    label: str,
+    atol: float = 1e-6,
+    grad_note: str = "",
+    hint: str = "",
+) -> None:
     """What a `backward_through` report of `item` at x must show: the output (requiring grad exactly when x
     does), x left as it was, and, when x requires grad, a backward pass that reaches x with `grad`."""
     check_tensor(report["output"], output, what=f"{item}(x) for {label}", requires_grad=x.requires_grad, atol=atol)
-    check_true(not report["x_changed"], f"Expected {item} to leave x as it was for {label} (values, requires_grad and .grad; "
-               f"measured in your process), but x changed.{hint}")
+    check_true(
+        not report["x_changed"],
+        f"Expected {item} to leave x as it was for {label} (values, requires_grad and .grad; "
+        f"measured in your process), but x changed.{hint}",
+    )
     if not x.requires_grad:
         return
     if report["error"] is not None:
-        fail(f"Expected a backward pass from {item}(x) to reach x for {label}, but it gave no gradient: {report['error']}")
-    check_tensor(report["grad"], grad, what=f"the gradient that reaches x for {label}{grad_note}", requires_grad=False, atol=atol)
+        fail(
+            f"Expected a backward pass from {item}(x) to reach x for {label}, but it gave no gradient: {report['error']}"
+        )
+    check_tensor(
+        report["grad"], grad, what=f"the gradient that reaches x for {label}{grad_note}", requires_grad=False, atol=atol
+    )

@@ -37,7 +37,9 @@ def checkpoint_bytes(obj: Any, *, saved_on: str) -> bytes:
     return buffer.getvalue()
 
 
-def classification_data(n: int, features: int, classes: int, *, seed: int, separable: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+def classification_data(
+    n: int, features: int, classes: int, *, seed: int, separable: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
     """`n` float32 points with `features` coordinates and int64 labels in [0, classes), the same for one seed.
 
     With `separable`, each class sits around its own centre, far apart, so a linear model learns it.

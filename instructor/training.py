@@ -49,9 +49,13 @@ def expected_epoch(seed: int, **kwargs: Any) -> dict[str, Any]:
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
-    return {"loss": sum(losses) / len(losses), "batches": len(losses), "losses": losses,
-            "params": [p.detach().to("cpu").clone() for p in model.parameters()],
-            "buffers": [b.detach().to("cpu").clone() for b in model.buffers()]}
+    return {
+        "loss": sum(losses) / len(losses),
+        "batches": len(losses),
+        "losses": losses,
+        "params": [p.detach().to("cpu").clone() for p in model.parameters()],
+        "buffers": [b.detach().to("cpu").clone() for b in model.buffers()],
+    }
 
 
 TWO_LAYER_NET = "Flatten, Linear(3*32*32, hidden), ReLU, Linear(hidden, num_classes)"
@@ -65,15 +69,23 @@ def two_layer_param_count(hidden: int = 32, num_classes: int = 4) -> int:
 
 def _roles(shapes: list[tuple], hidden: int, num_classes: int) -> list[tuple[str, bool]] | None:
     """For each parameter (by shape): which of w1, b1, w2, b2 it is and whether it is stored transposed; None if not exactly those four."""
-    table = {(hidden, IN_FEATURES): ("w1", False), (IN_FEATURES, hidden): ("w1", True), (hidden,): ("b1", False),
-             (num_classes, hidden): ("w2", False), (hidden, num_classes): ("w2", True), (num_classes,): ("b2", False)}
+    table = {
+        (hidden, IN_FEATURES): ("w1", False),
+        (IN_FEATURES, hidden): ("w1", True),
+        (hidden,): ("b1", False),
+        (num_classes, hidden): ("w2", False),
+        (hidden, num_classes): ("w2", True),
+        (num_classes,): ("b2", False),
+    }
     roles = [table.get(tuple(shape)) for shape in shapes]
     if None in roles or sorted(r for r, _ in roles) != ["b1", "b2", "w1", "w2"]:
         return None
     return roles
 
 
-def expected_module_class(found: dict[str, Any], seed: int, *, init: dict | None = None, num_classes: int = 4) -> dict[str, Any] | None:
+def expected_module_class(
+    found: dict[str, Any], seed: int, *, init: dict | None = None, num_classes: int = 4
+) -> dict[str, Any] | None:
     """The fixed architecture run on the parameters a `module_class_probe` report holds: its logits before training,
     its parameters after the same SGD steps (in the model's own order and layout) and its logits after them.
 

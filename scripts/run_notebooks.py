@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_one(path: Path, *, timeout: int) -> tuple[float, float, list[str]]:
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}})
+    client = NotebookClient(
+        nb, timeout=timeout, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    )
     started = time.perf_counter()
     with client.setup_kernel():
         ready = time.perf_counter()
@@ -43,13 +45,17 @@ def run_one(path: Path, *, timeout: int) -> tuple[float, float, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*", help="lesson ids (default: all in source/)")
-    parser.add_argument("--require-cuda", action="store_true", help="fail unless torch sees a CUDA device; also run the cuda tests")
+    parser.add_argument(
+        "--require-cuda", action="store_true", help="fail unless torch sees a CUDA device; also run the cuda tests"
+    )
     parser.add_argument("--timeout", type=int, default=300, help="per-cell time-out in seconds")
     args = parser.parse_args(argv)
     import torch
 
     cuda = torch.cuda.is_available()
-    print(f"torch {torch.__version__}; CUDA available: {cuda}" + (f" ({torch.cuda.get_device_name(0)})" if cuda else ""))
+    print(
+        f"torch {torch.__version__}; CUDA available: {cuda}" + (f" ({torch.cuda.get_device_name(0)})" if cuda else "")
+    )
     if args.require_cuda and not cuda:
         print("--require-cuda: no CUDA device is visible", file=sys.stderr)
         return 1

@@ -37,8 +37,12 @@ def _system_venv() -> bool:
     """The hub environment is built from Debian's python3, which needs ensurepip and venv."""
     if not os.access("/usr/bin/python3", os.X_OK):
         return False
-    return subprocess.run(["/usr/bin/python3", "-c", "import ensurepip, venv"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    return (
+        subprocess.run(
+            ["/usr/bin/python3", "-c", "import ensurepip, venv"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ).returncode
+        == 0
+    )
 
 
 @dataclass(frozen=True)
@@ -50,19 +54,33 @@ class Part:
 
 
 PARTS = [
-    Part("bubblewrap", ["bubblewrap"], _command("bwrap"),
-         "the sandbox has no bubblewrap layer: `autograder grade` refuses without --allow-weak-sandbox "
-         "and the sandbox tests fail"),
-    Part("chromium", ["chromium", "fonts-dejavu-core", "fonts-liberation"], _command("chromium"),
-         "the browser tests and the hub round trip fail"),
-    Part("postgresql", ["postgresql"], _postgres,
-         "the cluster tests (a PostgreSQL gradebook) fail"),
-    Part("openssl", ["openssl"], _command("openssl"),
-         "the cluster tests cannot make their TLS certificates and fail"),
-    Part("python3-venv", ["python3", "python3-venv"], _system_venv,
-         "the course's JupyterHub environment cannot be built and the hub round trip fails"),
-    Part("nodejs", ["nodejs", "npm"], _command("node"),
-         "configurable-http-proxy cannot be installed: the course's JupyterHub and its test fail"),
+    Part(
+        "bubblewrap",
+        ["bubblewrap"],
+        _command("bwrap"),
+        "the sandbox has no bubblewrap layer: `autograder grade` refuses without --allow-weak-sandbox "
+        "and the sandbox tests fail",
+    ),
+    Part(
+        "chromium",
+        ["chromium", "fonts-dejavu-core", "fonts-liberation"],
+        _command("chromium"),
+        "the browser tests and the hub round trip fail",
+    ),
+    Part("postgresql", ["postgresql"], _postgres, "the cluster tests (a PostgreSQL gradebook) fail"),
+    Part("openssl", ["openssl"], _command("openssl"), "the cluster tests cannot make their TLS certificates and fail"),
+    Part(
+        "python3-venv",
+        ["python3", "python3-venv"],
+        _system_venv,
+        "the course's JupyterHub environment cannot be built and the hub round trip fails",
+    ),
+    Part(
+        "nodejs",
+        ["nodejs", "npm"],
+        _command("node"),
+        "configurable-http-proxy cannot be installed: the course's JupyterHub and its test fail",
+    ),
 ]
 
 
@@ -99,8 +117,10 @@ def main(argv: List[str] | None = None) -> int:
         for part in missing_parts():
             print(f"setup: {part.name} is not installed: {part.cost}")
         if _command("node")() and not _command("npm")():
-            print("setup: Node.js has no npm beside it (Debian's npm conflicts with NodeSource's nodejs): "
-                  + PARTS[-1].cost)
+            print(
+                "setup: Node.js has no npm beside it (Debian's npm conflicts with NodeSource's nodejs): "
+                + PARTS[-1].cost
+            )
     return 0
 
 

@@ -17,13 +17,15 @@ class GuardedChild:
 
     def __init__(self, *, setup: str | None = None):
         mine, theirs = socket.socketpair()
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.child_server", str(theirs.fileno())],
-                                     pass_fds=[theirs.fileno()], cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.child_server", str(theirs.fileno())], pass_fds=[theirs.fileno()], cwd=ROOT
+        )
         theirs.close()
         self.channel = wire.Channel(mine)
         self.deadline = time.monotonic() + 120
-        self.conn = judge.Connection(self.channel, on_death=self.proc.kill, deadline=lambda: self.deadline,
-                                     key=os.urandom(32))
+        self.conn = judge.Connection(
+            self.channel, on_death=self.proc.kill, deadline=lambda: self.deadline, key=os.urandom(32)
+        )
         self.channel.send({"op": "arm", "key": self.conn.key.hex()})
         assert "value" in self.conn.recv(self.deadline)[0]
         if setup is not None:

@@ -59,7 +59,9 @@ def use_gradebook(course: Path, url: str) -> None:
 
 
 def pytest_addoption(parser):
-    parser.addoption("--regenerate", action="store_true", help="rewrite golden files (source/ notebooks) instead of comparing")
+    parser.addoption(
+        "--regenerate", action="store_true", help="rewrite golden files (source/ notebooks) instead of comparing"
+    )
 
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

@@ -92,11 +92,19 @@ class PostgreSQL:
         options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c max_connections=200"
         if not durable:
             options += " -c fsync=off"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", options, "-w", "-t", "60", "start")
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", options, "-w", "-t", "60", "start"
+        )
 
     def _run(self, tool: str, *args: str) -> None:
-        proc = subprocess.run([str(self.bin / tool), *args], user=self.user, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, cwd=self.root)
+        proc = subprocess.run(
+            [str(self.bin / tool), *args],
+            user=self.user,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=self.root,
+        )
         if proc.returncode != 0:
             log = (self.root / "log").read_text(errors="replace") if (self.root / "log").exists() else ""
             raise RuntimeError(f"{tool} failed: {proc.stdout[-2000:]}\n{log[-2000:]}")
@@ -130,13 +138,43 @@ def make_certificates(folder: Path, name: str = "cluster") -> dict[str, Path]:
     ca_key, ca_cert = folder / f"{name}-ca.key", folder / f"{name}-ca.pem"
     key, csr, cert = folder / f"{name}.key", folder / f"{name}.csr", folder / f"{name}.pem"
     ext = folder / f"{name}.ext"
-    ext.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n", encoding="utf-8")
+    ext.write_text(
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n", encoding="utf-8"
+    )
     steps = [
-        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca_cert, "-days", "2",
-         "-subj", f"/CN={name} test CA"],
+        [
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            ca_key,
+            "-out",
+            ca_cert,
+            "-days",
+            "2",
+            "-subj",
+            f"/CN={name} test CA",
+        ],
         ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr, "-subj", f"/CN={name}"],
-        ["x509", "-req", "-in", csr, "-CA", ca_cert, "-CAkey", ca_key, "-CAcreateserial", "-out", cert,
-         "-days", "2", "-extfile", ext],
+        [
+            "x509",
+            "-req",
+            "-in",
+            csr,
+            "-CA",
+            ca_cert,
+            "-CAkey",
+            ca_key,
+            "-CAcreateserial",
+            "-out",
+            cert,
+            "-days",
+            "2",
+            "-extfile",
+            ext,
+        ],
     ]
     for step in steps:
         subprocess.run(["openssl", *map(str, step)], check=True, capture_output=True)
@@ -180,26 +218,70 @@ class DaskCluster:
         self.start_scheduler()
 
     def _tls_args(self) -> list[str]:
-        return ["--tls-ca-file", str(self.certs["ca"]), "--tls-cert", str(self.certs["cert"]), "--tls-key", str(self.certs["key"])]
+        return [
+            "--tls-ca-file",
+            str(self.certs["ca"]),
+            "--tls-cert",
+            str(self.certs["cert"]),
+            "--tls-key",
+            str(self.certs["key"]),
+        ]
 
     def _spawn(self, args: list[str], log: str) -> subprocess.Popen:
         env = dict(os.environ)
         env.update(tls_env(self.certs))
         env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
         with open(self.logs / log, "ab") as out:
-            return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_" + args[0], *args[1:]], env=env,
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            return subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_" + args[0], *args[1:]],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
     def start_scheduler(self) -> None:
-        self.scheduler = self._spawn(["scheduler", "--host", "127.0.0.1", "--port", str(self.port), "--protocol", "tls",
-                                      "--no-dashboard", *self._tls_args()], "scheduler.log")
+        self.scheduler = self._spawn(
+            [
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--protocol",
+                "tls",
+                "--no-dashboard",
+                *self._tls_args(),
+            ],
+            "scheduler.log",
+        )
         _wait_for_port(self.port, self.scheduler, "the Dask scheduler")
 
     def start_worker(self, name: str, *, nthreads: int = 1) -> subprocess.Popen:
         """A worker process without a nanny, so that killing it kills the worker itself."""
-        proc = self._spawn(["worker", self.address, "--name", name, "--nthreads", str(nthreads), "--no-nanny",
-                            "--no-dashboard", "--host", "127.0.0.1", "--protocol", "tls", "--death-timeout", "60",
-                            "--memory-limit", "0", *self._tls_args()], f"{name}.log")
+        proc = self._spawn(
+            [
+                "worker",
+                self.address,
+                "--name",
+                name,
+                "--nthreads",
+                str(nthreads),
+                "--no-nanny",
+                "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+                "--protocol",
+                "tls",
+                "--death-timeout",
+                "60",
+                "--memory-limit",
+                "0",
+                *self._tls_args(),
+            ],
+            f"{name}.log",
+        )
         self.workers[name] = proc
         return proc
 

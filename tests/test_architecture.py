@@ -56,8 +56,14 @@ def imports(mods: dict[str, Path]) -> tuple[dict[str, set[str]], list[tuple[str,
                         if alias.asname:
                             aliases[alias.asname] = alias.name
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
-                    and aliases[node.value.id] != name and node.attr.startswith("_") and not node.attr.startswith("__")):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and aliases[node.value.id] != name
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 private.append((name, aliases[node.value.id], node.attr))
     for name in edges:
         edges[name].discard(name)
@@ -115,11 +121,16 @@ def _write(root: Path, files: dict[str, str]) -> None:
         (root / rel).write_text(text, encoding="utf-8")
 
 
-@pytest.mark.parametrize("files, expected", [
-    ({"autograder/a.py": "def f():\n    from autograder import b\n", "autograder/b.py": "import autograder.a\n"},
-     [["autograder.a", "autograder.b"]]),
-    ({"autograder/a.py": "from autograder.b import x\n", "autograder/b.py": "x = 1\n"}, []),
-])
+@pytest.mark.parametrize(
+    "files, expected",
+    [
+        (
+            {"autograder/a.py": "def f():\n    from autograder import b\n", "autograder/b.py": "import autograder.a\n"},
+            [["autograder.a", "autograder.b"]],
+        ),
+        ({"autograder/a.py": "from autograder.b import x\n", "autograder/b.py": "x = 1\n"}, []),
+    ],
+)
 def test_the_cycle_check_sees_lazy_imports(tmp_path, files, expected):
     _write(tmp_path, {"autograder/__init__.py": "", **files})
     edges, _ = imports(modules(tmp_path))
@@ -127,8 +138,14 @@ def test_the_cycle_check_sees_lazy_imports(tmp_path, files, expected):
 
 
 def test_the_private_name_check_sees_imports_and_attributes(tmp_path):
-    _write(tmp_path, {"autograder/__init__.py": "", "autograder/a.py": "_secret = 1\n",
-                      "autograder/b.py": "from autograder.a import _secret\n",
-                      "autograder/c.py": "from autograder import a\nvalue = a._secret\n"})
+    _write(
+        tmp_path,
+        {
+            "autograder/__init__.py": "",
+            "autograder/a.py": "_secret = 1\n",
+            "autograder/b.py": "from autograder.a import _secret\n",
+            "autograder/c.py": "from autograder import a\nvalue = a._secret\n",
+        },
+    )
     _, private = imports(modules(tmp_path))
     assert private == [("autograder.b", "autograder.a", "_secret"), ("autograder.c", "autograder.a", "_secret")]

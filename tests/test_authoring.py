@@ -92,7 +92,9 @@ def _course_with_lessons(tmp_path, ids, order=None):
 
 
 def test_course_order_follows_the_order_file(tmp_path):
-    course = _course_with_lessons(tmp_path, ["01_a", "02_b", "03_c", "04_d"], "# comment\n01_a\n\n03_c  # taught early\n02_b\n03_c\n")
+    course = _course_with_lessons(
+        tmp_path, ["01_a", "02_b", "03_c", "04_d"], "# comment\n01_a\n\n03_c  # taught early\n02_b\n03_c\n"
+    )
     assert course_order(course) == ["01_a", "03_c", "02_b", "04_d"], "unlisted ids follow, sorted; repeats count once"
     assert course_order(course, ["04_d", "02_b", "01_a", "02_b"]) == ["01_a", "02_b", "04_d"]
 
@@ -102,7 +104,9 @@ def test_course_order_without_the_file_is_the_order_of_ids(tmp_path):
 
 
 def test_the_order_file_names_every_lesson_once():
-    listed = [line.split("#", 1)[0].strip() for line in (ROOT / "lessons" / "ORDER").read_text(encoding="utf-8").splitlines()]
+    listed = [
+        line.split("#", 1)[0].strip() for line in (ROOT / "lessons" / "ORDER").read_text(encoding="utf-8").splitlines()
+    ]
     listed = [name for name in listed if name]
     assert sorted(listed) == lessons() and len(set(listed)) == len(listed)
 
@@ -123,6 +127,8 @@ def test_titles_are_numbered_in_course_order(tmp_path):
 
     course = _course_with_lessons(tmp_path, ["01_a", "02_b", "03_c"], "03_c\n01_a\n")
     (course / "lessons" / "02_b.py").write_text(GOOD.replace("# # Title", "# # Lesson 9: Title"), encoding="utf-8")
-    titles = {lesson: json.loads(render(course / "lessons" / f"{lesson}.py"))["cells"][0]["source"][0].rstrip("\n")
-              for lesson in ("01_a", "02_b", "03_c")}
+    titles = {
+        lesson: json.loads(render(course / "lessons" / f"{lesson}.py"))["cells"][0]["source"][0].rstrip("\n")
+        for lesson in ("01_a", "02_b", "03_c")
+    }
     assert titles == {"03_c": "# Lesson 1: Title", "01_a": "# Lesson 2: Title", "02_b": "# Lesson 3: Title"}

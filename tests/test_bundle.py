@@ -45,7 +45,9 @@ def _stdout(cell) -> str:
 def test_bundle_holds_lessons_package_requirements_and_readme(built):
     assert sorted(p.name for p in (built / "notebooks").iterdir()) == sorted(LESSONS)
     for lesson in LESSONS:
-        assert (built / "notebooks" / lesson / f"{lesson}.ipynb").read_bytes() == (ROOT / "release" / lesson / f"{lesson}.ipynb").read_bytes()
+        assert (built / "notebooks" / lesson / f"{lesson}.ipynb").read_bytes() == (
+            ROOT / "release" / lesson / f"{lesson}.ipynb"
+        ).read_bytes()
     assert (built / "course-package" / "course" / "checks.py").is_file()
     assert not list(built.rglob("__pycache__"))
     assert not (built / "course-package" / "autograder").exists()
@@ -55,7 +57,12 @@ def test_bundle_holds_lessons_package_requirements_and_readme(built):
         assert any(re.match(rf"{name}(==|$)", line) for line in requirements), name
     assert not any(line.startswith("nbgrader") for line in requirements), "nbgrader must stay optional"
     readme = (built / "README.md").read_text()
-    for needed in ("pip install -r requirements.txt", "pip install ./course-package", "%pip install", "jupyter lab notebooks"):
+    for needed in (
+        "pip install -r requirements.txt",
+        "pip install ./course-package",
+        "%pip install",
+        "jupyter lab notebooks",
+    ):
         assert needed in readme, needed
 
 
@@ -114,22 +121,32 @@ def test_the_scan_finds_reference_code_put_in_the_package(built, tmp_path):
     """A renamed solution, a function named like a reference, an import of the instructor's references."""
     leaky = bundle.assemble(ROOT, out=tmp_path / "leaky")
     (leaky / "course-package" / "course" / "helpers.py").write_text(
-        "def how_many_dims(tensor):\n    \"\"\"Not a hint at all.\"\"\"\n    return tensor.dim()\n\n\n"
-        "def expected_loss(seed):\n    return 0.0\n\n\nfrom instructor.training import expected_accuracy\n")
+        'def how_many_dims(tensor):\n    """Not a hint at all."""\n    return tensor.dim()\n\n\n'
+        "def expected_loss(seed):\n    return 0.0\n\n\nfrom instructor.training import expected_accuracy\n"
+    )
     found = {f.text for f in bundle.scan_bundle(ROOT, leaky) if f.path.endswith("helpers.py")}
-    assert found == {"def how_many_dims: the solution of tensor_rank", "def expected_loss: a function named like a reference answer",
-                     "imports the instructor's references"}
+    assert found == {
+        "def how_many_dims: the solution of tensor_rank",
+        "def expected_loss: a function named like a reference answer",
+        "imports the instructor's references",
+    }
 
 
 def test_the_instructor_references_are_not_in_the_bundle(built):
     assert not list(built.rglob("instructor"))
-    assert not [p for p in built.rglob("*.py") if re.search(r"^\s*(from|import) instructor\b", p.read_text(encoding="utf-8"), re.M)]
+    assert not [
+        p
+        for p in built.rglob("*.py")
+        if re.search(r"^\s*(from|import) instructor\b", p.read_text(encoding="utf-8"), re.M)
+    ]
 
 
 def test_write_bundle_refuses_a_leaking_release(tmp_path):
     lesson = LESSONS[0]
     course = _one_lesson_course(tmp_path, lesson)
-    (course / "release" / lesson / f"{lesson}.ipynb").write_bytes((course / "source" / lesson / f"{lesson}.ipynb").read_bytes())
+    (course / "release" / lesson / f"{lesson}.ipynb").write_bytes(
+        (course / "source" / lesson / f"{lesson}.ipynb").read_bytes()
+    )
     out = tmp_path / "dist" / "student-bundle"
     with pytest.raises(bundle.BundleLeak) as caught:
         bundle.write_bundle(course, out=out)
@@ -139,9 +156,21 @@ def test_write_bundle_refuses_a_leaking_release(tmp_path):
 
 def test_the_course_package_builds_as_a_wheel_with_loose_pins(built, tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(tmp_path),
-         str(built / "course-package")],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(tmp_path),
+            str(built / "course-package"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (wheel,) = tmp_path.glob("*.whl")
@@ -157,7 +186,11 @@ def test_the_course_package_builds_as_a_wheel_with_loose_pins(built, tmp_path):
 def test_student_config_hides_real_instructor_plugins():
     page_config = json.loads((ROOT / "student" / "jupyter" / "labconfig" / "page_config.json").read_text())
     disabled = {name for name, off in page_config["disabledExtensions"].items() if off}
-    assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:course-list"} <= disabled
+    assert {
+        "@jupyter/nbgrader:formgrader",
+        "@jupyter/nbgrader:create-assignment",
+        "@jupyter/nbgrader:course-list",
+    } <= disabled
     assert "@jupyter/nbgrader:validate-assignment" not in disabled
     locked = {name for name, on in page_config["lockedExtensions"].items() if on}
     assert disabled <= locked, "a student could turn a disabled tool back on in the Plugin Manager"
@@ -167,7 +200,10 @@ def test_student_config_hides_real_instructor_plugins():
             assert f'"{plugin}"' in shipped, f"{plugin} is not a plugin of the installed nbgrader lab extension"
     server = json.loads((ROOT / "student" / "jupyter" / "jupyter_server_config.json").read_text())
     extensions = server["ServerApp"]["jpserver_extensions"]
-    assert extensions == {"nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.course_list": False}
+    assert extensions == {
+        "nbgrader.server_extensions.formgrader": False,
+        "nbgrader.server_extensions.course_list": False,
+    }
     for module in extensions:
         assert find_spec(module) is not None, module
 
@@ -181,7 +217,9 @@ def _execute(nb, cwd: Path, package: Path, monkeypatch, tmp_path: Path):
     monkeypatch.delenv("MPLBACKEND", raising=False)
     probe = nbformat.v4.new_code_cell("import course, sys\nprint(course.__file__)\nprint('nbgrader' in sys.modules)")
     nb.cells.insert(0, probe)
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(cwd)}}).execute()
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(cwd)}}
+    ).execute()
     where, loaded = _stdout(nb.cells.pop(0)).split()
     assert Path(where).is_relative_to(package), f"the kernel imported course from {where}"
     assert loaded == "False"
@@ -193,7 +231,13 @@ def _execute(nb, cwd: Path, package: Path, monkeypatch, tmp_path: Path):
 def test_visible_checks_pass_in_plain_jupyter_when_answered(lesson, built, monkeypatch, tmp_path):
     release = nbformat.read(built / "notebooks" / lesson / f"{lesson}.ipynb", as_version=4)
     source = nbformat.read(ROOT / "source" / lesson / f"{lesson}.ipynb", as_version=4)
-    nb = _execute(answered(source, release, keep=None), built / "notebooks" / lesson, built / "course-package", monkeypatch, tmp_path)
+    nb = _execute(
+        answered(source, release, keep=None),
+        built / "notebooks" / lesson,
+        built / "course-package",
+        monkeypatch,
+        tmp_path,
+    )
     assert _errors(nb) == {}
     for cell in nb.cells:
         gid = _grade_id(cell)
@@ -207,8 +251,12 @@ def test_untouched_release_fails_only_in_the_exercises(lesson, built, monkeypatc
     release = nbformat.read(built / "notebooks" / lesson / f"{lesson}.ipynb", as_version=4)
     nb = _execute(release, built / "notebooks" / lesson, built / "course-package", monkeypatch, tmp_path)
     errors = _errors(nb)
-    exercises = {i for i, c in enumerate(nb.cells) if c.get("metadata", {}).get("nbgrader", {}).get("solution")
-                 or c.get("metadata", {}).get("nbgrader", {}).get("grade")}
+    exercises = {
+        i
+        for i, c in enumerate(nb.cells)
+        if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+        or c.get("metadata", {}).get("nbgrader", {}).get("grade")
+    }
     tagged = {i for i, c in enumerate(nb.cells) if "raises-exception" in c.get("metadata", {}).get("tags", [])}
     # Cells after an exercise may use the student's function: "not implemented yet" is fine there, nothing else.
     stray = {i: e for i, e in errors.items() if i not in exercises | tagged and e != "NotImplementedError"}

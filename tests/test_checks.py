@@ -29,7 +29,10 @@ floats = arrays(np.float32, array_shapes(min_dims=0, max_dims=3, max_side=4), el
 
 def _reference_close(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> bool:
     """The slow, obvious definition: every element pair within tolerance."""
-    return all(math.isclose(x, y, rel_tol=0, abs_tol=atol + rtol * abs(y)) for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+    return all(
+        math.isclose(x, y, rel_tol=0, abs_tol=atol + rtol * abs(y))
+        for x, y in zip(a.ravel().tolist(), b.ravel().tolist())
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -57,7 +60,11 @@ def test_check_tensor_values_agree_with_reference(values, shift):
         (torch.zeros(2, dtype=torch.float64), torch.zeros(2), "dtype float32, but found dtype float64"),
         (torch.zeros(2, device="meta"), torch.zeros(2), "device 'cpu', but found it on 'meta'"),
         (np.zeros(2), torch.zeros(2), "torch.Tensor, but found a numpy.ndarray"),
-        (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0]), "1 of 2 differ; first at index (1,): expected 3.0, found 2.0"),
+        (
+            torch.tensor([1.0, 2.0]),
+            torch.tensor([1.0, 3.0]),
+            "1 of 2 differ; first at index (1,): expected 3.0, found 2.0",
+        ),
     ],
 )
 def test_check_tensor_messages(found, expected, word):
@@ -119,7 +126,9 @@ def test_check_runs_returns_the_result_or_names_the_input():
     def refuse(arr):
         raise ValueError("negative strides")
 
-    with pytest.raises(CheckFailed, match=r"Expected f\(a\[::-1\]\) to work, but it raised ValueError: negative strides"):
+    with pytest.raises(
+        CheckFailed, match=r"Expected f\(a\[::-1\]\) to work, but it raised ValueError: negative strides"
+    ):
         check_runs(refuse, [1], what="f(a[::-1])")
     with pytest.raises(CheckFailed, match="it raised CheckFailed"):
         check_runs(lambda: check_true(False, "inner"), what="g()")

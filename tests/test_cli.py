@@ -60,10 +60,15 @@ def test_outside_a_course_directory(tmp_path):
 def test_grade_prints_where_the_time_went():
     from autograder.commands import speed_summary
 
-    stats = {"seconds": 10.0, "workers": 2, "startup_s": 1.5, "timings": [
-        {"notebook": "ada/01/01", "total_s": 4.0, "student_code_s": 3.0},
-        {"notebook": "bob/01/01", "total_s": 2.0, "student_code_s": 1.0},
-    ]}
+    stats = {
+        "seconds": 10.0,
+        "workers": 2,
+        "startup_s": 1.5,
+        "timings": [
+            {"notebook": "ada/01/01", "total_s": 4.0, "student_code_s": 3.0},
+            {"notebook": "bob/01/01", "total_s": 2.0, "student_code_s": 1.0},
+        ],
+    }
     text = speed_summary(stats)
     assert "0.20 notebooks/s with 2 workers" in text
     assert "student code           4.0 s" in text and "limit on 2 workers: 2.0 s wall" in text

@@ -77,8 +77,12 @@ class observe:
         from distributed.security import Security
 
         address, certs = self.args
-        security = Security(tls_ca_file=str(certs["ca"]), tls_client_cert=str(certs["cert"]),
-                            tls_client_key=str(certs["key"]), require_encryption=True)
+        security = Security(
+            tls_ca_file=str(certs["ca"]),
+            tls_client_cert=str(certs["cert"]),
+            tls_client_key=str(certs["key"]),
+            require_encryption=True,
+        )
         self.client = Client(address, security=security, set_as_default=False, timeout=30)
         return self.client
 
@@ -108,7 +112,7 @@ def pool_servers() -> dict[int, int]:
         except OSError:
             continue
         if b"autograder.pool_server" in cmdline:
-            found[int(entry.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            found[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
     return found
 
 
@@ -156,8 +160,15 @@ def refuse_local_pool(*args, **kwargs):
 def run_cli(course: Path, *args: str, certs, **popen) -> subprocess.Popen:
     env = dict(os.environ, **tls_env(certs))
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    return subprocess.Popen([sys.executable, "-m", "autograder", "grade", "--cluster", *args], cwd=course, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", "--cluster", *args],
+        cwd=course,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -241,14 +252,16 @@ def gradebook_rows(url: str) -> dict[str, list[tuple]]:
         "submitted_assignment": f"SELECT a.name, sa.student_id, sa.timestamp, sa.extension {rows}",
         "submitted_notebook": f"SELECT a.name, sa.student_id, n.name, sn.flagged, sn.late_submission_penalty {nbs}",
         "grade": f"SELECT a.name, sa.student_id, n.name, c.name, c.type, g.auto_score, g.manual_score, g.extra_credit, "
-                 f"g.needs_manual_grade {nbs} JOIN grade g ON g.notebook_id = sn.id JOIN base_cell c ON g.cell_id = c.id",
+        f"g.needs_manual_grade {nbs} JOIN grade g ON g.notebook_id = sn.id JOIN base_cell c ON g.cell_id = c.id",
         "comment": f"SELECT a.name, sa.student_id, n.name, c.name, c.type, m.auto_comment, m.manual_comment {nbs} "
-                   "JOIN comment m ON m.notebook_id = sn.id JOIN base_cell c ON m.cell_id = c.id",
+        "JOIN comment m ON m.notebook_id = sn.id JOIN base_cell c ON m.cell_id = c.id",
     }
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            return {table: sorted((tuple(r) for r in conn.execute(text(sql))), key=repr) for table, sql in queries.items()}
+            return {
+                table: sorted((tuple(r) for r in conn.execute(text(sql))), key=repr) for table, sql in queries.items()
+            }
     finally:
         engine.dispose()
 
@@ -258,8 +271,9 @@ def autograded_files(course: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_twice(graded_on_cluster, postgres,
-                                                                                        released, tmp_path):
+def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_twice(
+    graded_on_cluster, postgres, released, tmp_path
+):
     import random
 
     graded, _, _ = graded_on_cluster
@@ -285,13 +299,21 @@ def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_
         if attempt == 0:
             # The first time, in the middle of the recording for sure: one submission per transaction (hundreds of
             # them, seconds in all), killed as soon as the first is in, however fast the database is.
-            command = [sys.executable, "-c", "import sys; from autograder import cli, engine; engine.Recorder.BATCH = 1; "
-                                             "sys.exit(cli.main(['grade']))"]
+            command = [
+                sys.executable,
+                "-c",
+                "import sys; from autograder import cli, engine; engine.Recorder.BATCH = 1; "
+                "sys.exit(cli.main(['grade']))",
+            ]
         else:
             command = [sys.executable, "-m", "autograder", "grade"]
         run = subprocess.Popen(command, cwd=course, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if attempt == 0:
-            wait_for(lambda: run.poll() is not None or gradebook_rows(url)["submitted_assignment"], "a first batch", timeout=600)
+            wait_for(
+                lambda: run.poll() is not None or gradebook_rows(url)["submitted_assignment"],
+                "a first batch",
+                timeout=600,
+            )
             delay = 0.0
         else:  # then anywhere in a run
             delay = chance.uniform(0.1, 1.0) * took
@@ -313,8 +335,13 @@ def test_feedback_export_report_and_formgrader_on_postgresql(graded_on_cluster, 
     assert (course / "feedback" / "ada" / "01_tensors" / "01_tensors.html").is_file()
     csv_path, lms_path = commands.export(course, to=tmp_path / "grades.csv")
     assert lms_path.is_file()
-    stock.export_csv(course, tmp_path / "nbgrader.csv")  # `nbgrader export`: the same lines (its order of students is the database's)
-    ours, theirs = csv_path.read_text(encoding="utf-8").splitlines(), (tmp_path / "nbgrader.csv").read_text(encoding="utf-8").splitlines()
+    stock.export_csv(
+        course, tmp_path / "nbgrader.csv"
+    )  # `nbgrader export`: the same lines (its order of students is the database's)
+    ours, theirs = (
+        csv_path.read_text(encoding="utf-8").splitlines(),
+        (tmp_path / "nbgrader.csv").read_text(encoding="utf-8").splitlines(),
+    )
     assert ours[0] == theirs[0] and sorted(ours) == sorted(theirs)
     rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
     totals = {(a, s): sum(items.values()) for (a, s), items in gradebook.score_table(course).items()}
@@ -332,21 +359,42 @@ def formgrader_sets_a_manual_score(course: Path) -> tuple[str, float]:
     """Start Jupyter with nbgrader's formgrader on the course, list a submission's grades through its
     API and give one a manual score, as an instructor's browser would."""
     port, token = free_port(), "formgrader-test-token"
-    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
-               JUPYTER_RUNTIME_DIR=str(course / ".jupyter-runtime"))
+    env = dict(
+        os.environ,
+        PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+        JUPYTER_RUNTIME_DIR=str(course / ".jupyter-runtime"),
+    )
     server = subprocess.Popen(  # formgrader is enabled by nbgrader's own jupyter_server_config.d entry
-        [sys.executable, "-m", "jupyter", "server", "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}"],
-        cwd=course, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "server",
+            "--no-browser",
+            f"--port={port}",
+            "--ip=127.0.0.1",
+            "--allow-root",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={course}",
+        ],
+        cwd=course,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
     def call(path: str, body: dict | None = None):
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/formgrader/api/{path}", method="PUT" if body else "GET",
-                                         data=json.dumps(body).encode() if body else None,
-                                         headers={"Authorization": f"token {token}"})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/formgrader/api/{path}",
+            method="PUT" if body else "GET",
+            data=json.dumps(body).encode() if body else None,
+            headers={"Authorization": f"token {token}"},
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
 
     try:
+
         def up():
             try:
                 return call("status")["status"]
@@ -460,7 +508,9 @@ def test_a_worker_joining_and_one_leaving_mid_run(cluster, certs, tls, postgres,
         wait_for(lambda: any(client.processing().values()), "the run to start")
         cluster.start_worker("w3")
         client.wait_for_workers(3, timeout=120)
-        leaving = next(addr for addr, info in client.scheduler_info(n_workers=-1)["workers"].items() if info["name"] == "w1")
+        leaving = next(
+            addr for addr, info in client.scheduler_info(n_workers=-1)["workers"].items() if info["name"] == "w1"
+        )
         client.retire_workers(workers=[leaving], close_workers=True)  # gracefully, in the middle of the run
         results = run.result(timeout=600)
     found = assert_like_local(course, results, local)
@@ -527,9 +577,14 @@ def test_the_dask_jobqueue_recipe_grades(certs, postgres, released, local, tmp_p
     dask-jobqueue's LocalCluster (each job a process here), and a run graded through it."""
     code = recipe("SLURMCluster")
     code = "\n".join(line for line in code.splitlines() if not line.rstrip().endswith("# SLURM's own"))
-    for written, here in (("from dask_jobqueue import SLURMCluster", "from dask_jobqueue.local import LocalCluster as SLURMCluster"),
-                          ("/secure/grading/ca.pem", str(certs["ca"])), ("/secure/grading/grading.pem", str(certs["cert"])),
-                          ("/secure/grading/grading.key", str(certs["key"])), ("cores=16", "cores=1"), ("jobs=8", "jobs=1")):
+    for written, here in (
+        ("from dask_jobqueue import SLURMCluster", "from dask_jobqueue.local import LocalCluster as SLURMCluster"),
+        ("/secure/grading/ca.pem", str(certs["ca"])),
+        ("/secure/grading/grading.pem", str(certs["cert"])),
+        ("/secure/grading/grading.key", str(certs["key"])),
+        ("cores=16", "cores=1"),
+        ("jobs=8", "jobs=1"),
+    ):
         assert written in code, f"the recipe no longer says {written!r}"
         code = code.replace(written, here)
     course = class_copy(released, postgres, tmp_path / "course", "demo_jobqueue")
@@ -567,8 +622,16 @@ class _PoisonHost:
         job = json.loads(text)
         if job["student"] == "poison" and "+" in str(distributed.get_worker().get_current_task()):
             os._exit(1)
-        return json.dumps({"job": job["key"], "student": job["student"], "assignment": job["assignment"], "notebook": job["notebook"],
-                           "status": "ok", "worker": self.name})
+        return json.dumps(
+            {
+                "job": job["key"],
+                "student": job["student"],
+                "assignment": job["assignment"],
+                "notebook": job["notebook"],
+                "status": "ok",
+                "worker": self.name,
+            }
+        )
 
 
 class _PoisonPlugin(distributed.WorkerPlugin):
@@ -581,9 +644,16 @@ class _PoisonPlugin(distributed.WorkerPlugin):
 def test_a_task_whose_workers_die_has_its_jobs_sent_again_one_to_a_task():
     """Dask gives a task up once its workers died with it more than allowed-failures times (0 here); its
     jobs then go again singly, so the notebooks that only shared the task are graded all the same."""
-    jobs = [{"key": f"k{n}", "student": "poison" if n == 1 else f"s{n}", "assignment": "a", "notebook": "n"} for n in range(8)]
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as local:
+    jobs = [
+        {"key": f"k{n}", "student": "poison" if n == 1 else f"s{n}", "assignment": "a", "notebook": "n"}
+        for n in range(8)
+    ]
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as local,
+    ):
         coordinator = cluster_mod.Cluster(local.scheduler_address, allow_insecure=True)
         try:
             coordinator.client.register_plugin(_PoisonPlugin(), name=cluster_worker.PLUGIN_NAME)
@@ -595,11 +665,17 @@ def test_a_task_whose_workers_die_has_its_jobs_sent_again_one_to_a_task():
     assert all(r["status"] == "ok" for r in results.values()), f"{ {w: r.get('reason') for w, r in results.items()} }"
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3), max_leaves=8)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
 
 
-@given(rest=st.dictionaries(st.text(), json_values, max_size=4), template=st.dictionaries(st.text(), json_values, max_size=3))
+@given(
+    rest=st.dictionaries(st.text(), json_values, max_size=4),
+    template=st.dictionaries(st.text(), json_values, max_size=3),
+)
 def test_a_job_text_with_its_template_spliced_in_reads_back_as_the_job(rest, template):
     coordinator = cluster_mod.Cluster.__new__(cluster_mod.Cluster)  # no client: only the job's text is made
     coordinator._templates = {}

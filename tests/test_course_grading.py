@@ -45,8 +45,14 @@ def graded(tmp_path_factory):
     stats: dict = {}
     results = commands.grade(course, progress=False, stats=stats)
     table = gradebook.score_table(course)
-    yield {"course": course, "expected": expected, "results": results, "table": table, "stats": stats,
-           "flags": gradebook.tamper_flags(course)}
+    yield {
+        "course": course,
+        "expected": expected,
+        "results": results,
+        "table": table,
+        "stats": stats,
+        "flags": gradebook.tamper_flags(course),
+    }
     shutil.rmtree(course, ignore_errors=True)
 
 
@@ -65,7 +71,9 @@ def test_scores(graded, lesson, student):
     assert graded["results"][(student, lesson)] == "ok"
     found = graded["table"][(lesson, student)]
     expected = graded["expected"][(lesson, student)]
-    assert found == pytest.approx(expected), {k: (expected[k], found.get(k)) for k in expected if expected[k] != found.get(k)}
+    assert found == pytest.approx(expected), {
+        k: (expected[k], found.get(k)) for k in expected if expected[k] != found.get(k)
+    }
 
 
 @pytest.mark.parametrize("lesson", lessons())

@@ -16,14 +16,21 @@ def _rows(lesson: str) -> list[tuple[str, str]]:
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 2 and line.lstrip().startswith("|") and not set(cells[0]) <= set("-: ") and cells[0] != "Idea from the seeds":
+        if (
+            len(cells) >= 2
+            and line.lstrip().startswith("|")
+            and not set(cells[0]) <= set("-: ")
+            and cells[0] != "Idea from the seeds"
+        ):
             rows.append((cells[0], cells[1]))
     return rows
 
 
 @pytest.mark.parametrize("lesson", lessons())
 def test_every_row_points_at_a_real_section(lesson):
-    headings = {h.strip("`* ").strip() for h in HEADING.findall((ROOT / "lessons" / f"{lesson}.py").read_text(encoding="utf-8"))}
+    headings = {
+        h.strip("`* ").strip() for h in HEADING.findall((ROOT / "lessons" / f"{lesson}.py").read_text(encoding="utf-8"))
+    }
     rows = _rows(lesson)
     assert rows, f"docs/coverage/{lesson}.md has no rows"
     missing = [(idea, section) for idea, section in rows if section.strip("`* ").strip() not in headings]

@@ -18,7 +18,9 @@ from tests.conftest import copy_course
 pytestmark = [
     pytest.mark.cuda,
     pytest.mark.slow,
-    pytest.mark.skipif(not sys.platform.startswith("linux") or not sandbox.gpu_devices(), reason="no /dev/nvidia* on this machine"),
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux") or not sandbox.gpu_devices(), reason="no /dev/nvidia* on this machine"
+    ),
 ]
 LESSONS = ("03_device", "07_training")
 

@@ -4,7 +4,6 @@ course's original contract is in it unchanged."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -31,7 +30,11 @@ def _sections(text: str) -> dict[str, list[str]]:
 
 def _graded_items(lesson: str) -> set[str]:
     nb = nbformat.read(ROOT / "source" / lesson / f"{lesson}.ipynb", as_version=4)
-    return {c.metadata["nbgrader"]["grade_id"] for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    return {
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+    }
 
 
 @pytest.mark.parametrize("lesson", lessons())
@@ -41,10 +44,15 @@ def test_every_graded_item_has_exactly_one_row(lesson):
     named = [ROW.match(r).group("item") for r in rows]
     assert len(named) == len(set(named)), f"an item of {lesson} has two rows"
     items = _graded_items(lesson)
-    assert set(named) == items, {"rows without an item": sorted(set(named) - items), "items without a row": sorted(items - set(named))}
+    assert set(named) == items, {
+        "rows without an item": sorted(set(named) - items),
+        "items without a row": sorted(items - set(named)),
+    }
 
 
-@pytest.mark.skipif(not SHARED.is_file(), reason="the original contract (../shared/CURRICULUM.md) is not beside this checkout")
+@pytest.mark.skipif(
+    not SHARED.is_file(), reason="the original contract (../shared/CURRICULUM.md) is not beside this checkout"
+)
 def test_the_original_contract_is_unchanged():
     ours = TABLE.read_text(encoding="utf-8").splitlines()
     for lesson, rows in _sections(SHARED.read_text(encoding="utf-8")).items():

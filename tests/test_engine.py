@@ -77,8 +77,9 @@ LESSON = "99_tiny"
 FULL = {"test_add": 1.0, "test_mul": 2.0, "test_twice": 3.0}
 
 
-def make_course(root: Path, lessons: dict[str, str] | None = None, *, copy_lessons: tuple[str, ...] = (),
-                cell_timeout: float = 4) -> Path:
+def make_course(
+    root: Path, lessons: dict[str, str] | None = None, *, copy_lessons: tuple[str, ...] = (), cell_timeout: float = 4
+) -> Path:
     """A short cell timeout keeps the hang cases quick; real lessons keep the course's own limit, so a busy machine
     cannot time out an honest cell."""
     root.mkdir(parents=True)
@@ -150,8 +151,13 @@ def test_same_comments_as_stock_nbgrader(honest_class):
 
     def comments(course):
         with Gradebook(gradebook.db_url(course)) as gb:
-            return sorted((s.student.id, cm.name, cm.auto_comment)
-                          for a in gb.assignments for s in a.submissions for nb in s.notebooks for cm in nb.comments)
+            return sorted(
+                (s.student.id, cm.name, cm.auto_comment)
+                for a in gb.assignments
+                for s in a.submissions
+                for nb in s.notebooks
+                for cm in nb.comments
+            )
 
     assert comments(honest_class["autograder"][0]) == comments(honest_class["nbgrader"][0])
 
@@ -194,26 +200,51 @@ CASES = {
     # student: (how the notebook is made from the fully answered one, expected scores)
     "honest": (lambda nb: nb, FULL),
     "crash-cell": (lambda nb: with_cell_before(nb, "mul", "import os\nos._exit(1)"), FULL),
-    "crash-in-answer": (lambda nb: edit_cell(nb, "mul", "import os\nos._exit(1)\ndef mul(a, b):\n    return a * b"),
-                        {**FULL, "test_mul": 0.0}),
+    "crash-in-answer": (
+        lambda nb: edit_cell(nb, "mul", "import os\nos._exit(1)\ndef mul(a, b):\n    return a * b"),
+        {**FULL, "test_mul": 0.0},
+    ),
     "hang-cell": (lambda nb: with_cell_before(nb, "add", "while True:\n    pass"), FULL),
-    "hang-in-answer": (lambda nb: edit_cell(nb, "add", "while True:\n    pass\ndef add(a, b):\n    return a + b"),
-                       {**FULL, "test_add": 0.0}),
-    "crash-in-test-call": (lambda nb: edit_cell(nb, "mul", "def mul(a, b):\n    import os\n    os._exit(1)"),
-                           {**FULL, "test_mul": 0.0}),
-    "hang-in-test-call": (lambda nb: edit_cell(nb, "add", "def add(a, b):\n    while True:\n        pass"),
-                          {**FULL, "test_add": 0.0}),
-    "error-in-answer": (lambda nb: edit_cell(nb, "twice", "def twice(t):\n    return t * 2\nraise RuntimeError('oops')"), FULL),
-    "wrong-hidden": (lambda nb: edit_cell(nb, "mul", "def mul(a, b):\n    return 6 if (a, b) == (2, 3) else 0"),
-                     {**FULL, "test_mul": 0.0}),
-    "always-equal": (lambda nb: edit_cell(nb, "add", "class Yes:\n    def __eq__(self, other):\n        return True\n"
-                                                   "def add(a, b):\n    return Yes()"), {**FULL, "test_add": 0.0}),
+    "hang-in-answer": (
+        lambda nb: edit_cell(nb, "add", "while True:\n    pass\ndef add(a, b):\n    return a + b"),
+        {**FULL, "test_add": 0.0},
+    ),
+    "crash-in-test-call": (
+        lambda nb: edit_cell(nb, "mul", "def mul(a, b):\n    import os\n    os._exit(1)"),
+        {**FULL, "test_mul": 0.0},
+    ),
+    "hang-in-test-call": (
+        lambda nb: edit_cell(nb, "add", "def add(a, b):\n    while True:\n        pass"),
+        {**FULL, "test_add": 0.0},
+    ),
+    "error-in-answer": (
+        lambda nb: edit_cell(nb, "twice", "def twice(t):\n    return t * 2\nraise RuntimeError('oops')"),
+        FULL,
+    ),
+    "wrong-hidden": (
+        lambda nb: edit_cell(nb, "mul", "def mul(a, b):\n    return 6 if (a, b) == (2, 3) else 0"),
+        {**FULL, "test_mul": 0.0},
+    ),
+    "always-equal": (
+        lambda nb: edit_cell(
+            nb, "add", "class Yes:\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n    return Yes()"
+        ),
+        {**FULL, "test_add": 0.0},
+    ),
     "deleted-test": (lambda nb: edit_cell(nb, "test_add", None), FULL),
     "deleted-answer": (lambda nb: edit_cell(nb, "mul", None), {**FULL, "test_mul": 0.0}),
-    "edited-test": (lambda nb: edit_cell(edit_cell(nb, "test_mul", "pass"), "mul", "def mul(a, b):\n    return 0"),
-                    {**FULL, "test_mul": 0.0}),
-    "patched-checks": (lambda nb: edit_cell(nb, "twice", "import course.checks\ncourse.checks.check_tensor = lambda *a, **k: None\n"
-                                                      "def twice(t):\n    return t"), {**FULL, "test_twice": 0.0}),
+    "edited-test": (
+        lambda nb: edit_cell(edit_cell(nb, "test_mul", "pass"), "mul", "def mul(a, b):\n    return 0"),
+        {**FULL, "test_mul": 0.0},
+    ),
+    "patched-checks": (
+        lambda nb: edit_cell(
+            nb,
+            "twice",
+            "import course.checks\ncourse.checks.check_tensor = lambda *a, **k: None\ndef twice(t):\n    return t",
+        ),
+        {**FULL, "test_twice": 0.0},
+    ),
 }
 
 
@@ -251,8 +282,12 @@ def test_failures_and_repairs_are_recorded(tiny_class):
     assert kinds["crash-cell"] == ["crash"] and kinds["hang-cell"] == ["timeout"]
     assert kinds["crash-in-test-call"] == ["test call crash"] and kinds["hang-in-test-call"] == ["test call timeout"]
     assert "honest" not in kinds
-    assert stats["repairs"]["deleted-test" + where] == ["test_add was missing from the submission: the instructor's cell was put back"]
-    assert stats["repairs"]["edited-test" + where] == ["cell 6 (test_mul) is a test cell and was edited: the instructor's tests were used"]
+    assert stats["repairs"]["deleted-test" + where] == [
+        "test_add was missing from the submission: the instructor's cell was put back"
+    ]
+    assert stats["repairs"]["edited-test" + where] == [
+        "cell 6 (test_mul) is a test cell and was edited: the instructor's tests were used"
+    ]
 
 
 def test_autograded_notebook_shows_verdicts_not_hidden_source(tiny_class):
@@ -276,7 +311,9 @@ def test_the_judge_sends_what_nbgraders_rules_read_in_the_autograded_notebook(ti
         record = json.loads(path.read_text(encoding="utf-8"))
         if record["status"] != "ok":
             continue
-        worked_out = json.loads(json.dumps(gradebook.summarise(record["notebook_json"], gradebook.flagged_items(record["tampering"]))))
+        worked_out = json.loads(
+            json.dumps(gradebook.summarise(record["notebook_json"], gradebook.flagged_items(record["tampering"])))
+        )
         assert record["summary"] == worked_out, path
         without = {k: v for k, v in record.items() if k != "summary"}
         assert json.loads(json.dumps(gradebook.summary_of(without))) == worked_out
@@ -314,7 +351,12 @@ def test_interrupted_run_resumes_with_what_is_missing(tiny_class):
 def test_changed_submission_is_graded_again(tiny_class):
     course, _, _ = tiny_class
     source, release = notebooks(course, LESSON)
-    submit(course, "honest", LESSON, edit_cell(samples.answered(source, release, keep=None), "add", "def add(a, b):\n    return 0"))
+    submit(
+        course,
+        "honest",
+        LESSON,
+        edit_cell(samples.answered(source, release, keep=None), "add", "def add(a, b):\n    return 0"),
+    )
     stats: dict = {}
     commands.grade(course, progress=False, workers=2, student="honest", stats=stats)
     assert stats["ran"] == 1
@@ -324,7 +366,9 @@ def test_changed_submission_is_graded_again(tiny_class):
 def test_in_sandbox_tests_is_an_explicit_opt_in_with_a_warning(tiny_class):
     course, _, _ = tiny_class
     stats: dict = {}
-    results = commands.grade(course, progress=False, workers=1, student="wrong-hidden", tests_in_sandbox=True, stats=stats)
+    results = commands.grade(
+        course, progress=False, workers=1, student="wrong-hidden", tests_in_sandbox=True, stats=stats
+    )
     assert results == {("wrong-hidden", LESSON): "ok"} and stats["ran"] == 1
     assert any("--in-sandbox-tests" in w for w in stats["warnings"])
     assert gradebook.score_table(course)[(LESSON, "wrong-hidden")] == {**FULL, "test_mul": 0.0}

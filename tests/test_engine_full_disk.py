@@ -30,8 +30,18 @@ def small_disk(mount_point: Path, size: str):
     if shutil.which("unshare") is None:
         pytest.skip("no unshare(1) to mount a small filesystem")
     mount_point.mkdir(parents=True)
-    holder = subprocess.Popen(["unshare", "-Urm", "sh", "-c", f"mount -t tmpfs -o size={size} tmpfs '{mount_point}' && echo ready && exec sleep 3600"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            "unshare",
+            "-Urm",
+            "sh",
+            "-c",
+            f"mount -t tmpfs -o size={size} tmpfs '{mount_point}' && echo ready && exec sleep 3600",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         if holder.stdout.readline().strip() != "ready":
             pytest.skip(f"cannot mount a tmpfs in a user namespace here: {holder.stderr.read().strip()}")
@@ -89,7 +99,9 @@ def test_an_autograded_notebook_or_feedback_page_that_does_not_fit_fails_alone(t
     reason = results[("a-loud", LESSON)]
     assert reason.startswith("the grader could not write the autograded notebook: [Errno 28]"), reason
     assert "\n" not in reason
-    assert {k: v for k, v in results.items() if k[0] != "a-loud"} == {(s, LESSON): "ok" for s in ("b-loud", "bea", "cyd", "dot")}
+    assert {k: v for k, v in results.items() if k[0] != "a-loud"} == {
+        (s, LESSON): "ok" for s in ("b-loud", "bea", "cyd", "dot")
+    }
     table = gradebook.score_table(course)
     assert table[(LESSON, "b-loud")] == table[(LESSON, "bea")] == table[(LESSON, "cyd")] == FULL
     assert table[(LESSON, "dot")] == {k: 0.0 for k in FULL}
@@ -147,7 +159,9 @@ def test_a_full_gradebook_disk_fails_each_submission_with_a_reason_and_a_rerun_r
     assert commands.grade(course, progress=False, workers=1) == {("bea", LESSON): "ok", ("dot", LESSON): "ok"}
     shutil.rmtree(course / "autograded")
     script = f"mount -t tmpfs -o size=4m tmpfs '{disk}' && exec '{sys.executable}' -c \"$0\" '{course}' '{disk}' '{released}'"
-    proc = subprocess.run(["unshare", "-Urm", "sh", "-c", script, FULL_GRADEBOOK], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    proc = subprocess.run(
+        ["unshare", "-Urm", "sh", "-c", script, FULL_GRADEBOOK], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
     if "mount" in proc.stderr and proc.returncode != 0 and not proc.stdout:
         pytest.skip(f"cannot mount a tmpfs in a user namespace here: {proc.stderr.strip()[-300:]}")
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -196,7 +210,9 @@ EXHAUST = textwrap.dedent("""
 
 
 def test_a_record_write_out_of_descriptors_is_tried_again_and_then_fails(tmp_path):
-    proc = subprocess.run([sys.executable, "-c", EXHAUST, str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", EXHAUST, str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"after_a_pause": "kept", "while_held": True, "left": ["record.json"]}

@@ -89,7 +89,9 @@ def rows_of(url: str, student: str) -> list[tuple]:
     """A submission's grade and comment rows by cell, as nbgrader's API reads them."""
     with Gradebook(url) as gb:
         nb = gb.find_submission_notebook("nb", "hw", student)
-        grades = [("grade", g.cell.name, g.cell.type, g.auto_score, g.manual_score, g.needs_manual_grade) for g in nb.grades]
+        grades = [
+            ("grade", g.cell.name, g.cell.type, g.auto_score, g.manual_score, g.needs_manual_grade) for g in nb.grades
+        ]
         comments = [("comment", c.cell.name, c.cell.type, c.auto_comment) for c in nb.comments]
     return sorted(grades + comments, key=repr)
 
@@ -107,11 +109,16 @@ def test_a_batch_writes_the_rows_nbgrader_makes_and_writing_again_updates_them(p
         writer.write([gradebook.Graded("hw", "new", blank)])
     assert rows_of(url, "new") == rows_of(url, "ref")
 
-    values = {"nb": {"grades": {"test_a": (2.0, None), "answer_b": (None, None), "task_c": (None, None)},
-                     "comments": {"answer_a": "No response.", "answer_b": None, "task_c": None}}}
+    values = {
+        "nb": {
+            "grades": {"test_a": (2.0, None), "answer_b": (None, None), "task_c": (None, None)},
+            "comments": {"answer_a": "No response.", "answer_b": None, "task_c": None},
+        }
+    }
     with gradebook.Writer(course) as writer:
-        writer.write([gradebook.Graded("hw", "new", values, "2026-12-01 10:00:00"),
-                      gradebook.Graded("hw", "late", {"nb": None})])
+        writer.write(
+            [gradebook.Graded("hw", "new", values, "2026-12-01 10:00:00"), gradebook.Graded("hw", "late", {"nb": None})]
+        )
     with Gradebook(url) as gb:
         test_a = next(g for g in gb.find_submission_notebook("nb", "hw", "new").grades if g.cell.name == "test_a")
         test_a.manual_score = 1.0  # an instructor's score in formgrader
@@ -122,7 +129,9 @@ def test_a_batch_writes_the_rows_nbgrader_makes_and_writing_again_updates_them(p
     assert found[("test_a", "GradeCell")][3:] == (2.0, 1.0, True), "the manual score stays, and wants review"
     assert found[("answer_b", "GradeCell")][3:] == (None, None, True)
     assert found[("answer_a", "SolutionCell")][3] == "No response."
-    assert all(row[3] == 0 and row[5] is False for row in rows_of(url, "late") if row[0] == "grade"), "not handed in: zero"
+    assert all(row[3] == 0 and row[5] is False for row in rows_of(url, "late") if row[0] == "grade"), (
+        "not handed in: zero"
+    )
     with Gradebook(url) as gb:
         assert len(gb.find_submission_notebook("nb", "hw", "new").grades) == 3, "written twice, stored once"
         assert str(gb.find_submission("hw", "new").timestamp) == "2026-12-01 10:00:00"

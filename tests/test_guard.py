@@ -44,16 +44,22 @@ def child():
     c.close()
 
 
-@pytest.mark.parametrize("source, seen", [
-    ("import sys\nsys.settrace(lambda *a: None)\nsys.settrace(None)", "sys.settrace"),
-    ("import sys\nsys.setprofile(lambda *a: None)\nsys.setprofile(None)", "sys.setprofile"),
-    ("import gc\nlen(gc.get_objects())", "gc.get_objects"),
-    ("import ctypes\nctypes.string_at(id(1), 8)", "ctypes"),
-    ("open('/proc/self/mem', 'rb').close()", "raw memory"),
-    ("import autograder.guard as g\ng._ENTRY['run_probe'].__defaults__", "the grader's own function"),
-    ("import course.checks as c\nc.fail.__code__ = (lambda m: None).__code__", "replaced __code__ of course.checks.fail"),
-    ("compile('x = 1', __import__('torch').__file__, 'exec')", "under the name of an installed file"),
-])
+@pytest.mark.parametrize(
+    "source, seen",
+    [
+        ("import sys\nsys.settrace(lambda *a: None)\nsys.settrace(None)", "sys.settrace"),
+        ("import sys\nsys.setprofile(lambda *a: None)\nsys.setprofile(None)", "sys.setprofile"),
+        ("import gc\nlen(gc.get_objects())", "gc.get_objects"),
+        ("import ctypes\nctypes.string_at(id(1), 8)", "ctypes"),
+        ("open('/proc/self/mem', 'rb').close()", "raw memory"),
+        ("import autograder.guard as g\ng._ENTRY['run_probe'].__defaults__", "the grader's own function"),
+        (
+            "import course.checks as c\nc.fail.__code__ = (lambda m: None).__code__",
+            "replaced __code__ of course.checks.fail",
+        ),
+        ("compile('x = 1', __import__('torch').__file__, 'exec')", "under the name of an installed file"),
+    ],
+)
 def test_tampering_is_reported_as_it_happens(child, source, seen):
     events = child.cell(source)
     assert any(seen in e for e in events), events
@@ -62,8 +68,8 @@ def test_tampering_is_reported_as_it_happens(child, source, seen):
 def test_a_frame_the_notebook_forges_is_rejected(child):
     events = child.cell(
         "import os, struct\n"
-        "body = b'{\"n\": 99, \"kind\": \"done\", \"req\": 1}'\n"
-        "header = b'{\"sealed\":true,\"b\":[%d,32]}' % len(body)\n"
+        'body = b\'{"n": 99, "kind": "done", "req": 1}\'\n'
+        'header = b\'{"sealed":true,"b":[%d,32]}\' % len(body)\n'
         "frame = struct.pack('>2sHI', b'AG', 1, len(header)) + header + body + bytes(32)\n"
         "for fd in os.listdir('/proc/self/fd'):\n"
         "    try:\n"
@@ -76,14 +82,18 @@ def test_a_frame_the_notebook_forges_is_rejected(child):
 
 
 def test_the_guard_cannot_be_made_to_send_for_the_notebook(child):
-    reply, events = child.run("import autograder.guard as g\nsend = g._ENTRY['keep'][0][0]\nsend({'kind': 'evidence'}, [])")
+    reply, events = child.run(
+        "import autograder.guard as g\nsend = g._ENTRY['keep'][0][0]\nsend({'kind': 'evidence'}, [])"
+    )
     assert reply["status"] == "error" and reply["ename"] == "TamperDetected", reply
     assert events == []
 
 
 def test_an_error_inside_the_library_is_not_tampering(child):
     """IPython renders tracebacks by compiling library files under their own names: that is not impersonation."""
-    reply, events = child.run("import torch\ntorch.nn.functional.cross_entropy(torch.zeros(2, 3), torch.zeros(3, dtype=torch.long))")
+    reply, events = child.run(
+        "import torch\ntorch.nn.functional.cross_entropy(torch.zeros(2, 3), torch.zeros(3, dtype=torch.long))"
+    )
     assert reply["status"] == "error" and events == [], (reply, events)
 
 

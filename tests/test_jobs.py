@@ -19,15 +19,26 @@ NOTEBOOK = ROOT / "release" / "01_tensors" / "01_tensors.ipynb"
 def plan(folder: Path, submission: Path, extras: dict[str, bytes]) -> dict:
     """A job as the engine plans it: paths on the coordinator."""
     template = folder / "template.json"
-    template.write_text(json.dumps({"assignment": "a", "notebook": "n", "cells": [{"grade_id": "x", "source": "hidden"}]}))
+    template.write_text(
+        json.dumps({"assignment": "a", "notebook": "n", "cells": [{"grade_id": "x", "source": "hidden"}]})
+    )
     listed = []
     for name, data in extras.items():
         path = folder / "extra" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         listed.append({"from": str(path), "to": name})
-    return {"key": "k", "student": "s", "assignment": "a", "notebook": "n", "submission": str(submission),
-            "template": str(template), "limits": {}, "extra_files": listed, "code": "c"}
+    return {
+        "key": "k",
+        "student": "s",
+        "assignment": "a",
+        "notebook": "n",
+        "submission": str(submission),
+        "template": str(template),
+        "limits": {},
+        "extra_files": listed,
+        "code": "c",
+    }
 
 
 def test_a_job_delivers_what_the_files_hold(tmp_path):
@@ -66,9 +77,13 @@ def test_content_that_is_not_base64_is_an_error(tmp_path):
 notebook_like = st.one_of(
     st.binary(max_size=300),
     st.text(max_size=200).map(str.encode),
-    st.builds(lambda cells, version: json.dumps({"nbformat": version, "cells": cells}).encode(),
-              st.lists(st.dictionaries(st.sampled_from(["cell_type", "source"]), st.text(max_size=5), max_size=2), max_size=3),
-              st.sampled_from([3, 4, "4"])),
+    st.builds(
+        lambda cells, version: json.dumps({"nbformat": version, "cells": cells}).encode(),
+        st.lists(
+            st.dictionaries(st.sampled_from(["cell_type", "source"]), st.text(max_size=5), max_size=2), max_size=3
+        ),
+        st.sampled_from([3, 4, "4"]),
+    ),
 )
 
 

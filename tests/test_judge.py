@@ -9,7 +9,7 @@ import pytest
 from autograder import judge
 from tests.children import GuardedChild
 
-STUDENT = '''
+STUDENT = """
 import os
 import numpy as np
 import torch
@@ -62,7 +62,7 @@ answer = (2, 3)
 def in_place(t):
     t.add_(1)
     return t
-'''
+"""
 
 
 class Child(GuardedChild):
@@ -90,13 +90,16 @@ def fresh_child():
     c.close()
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("import numpy as np\nx = f(np.zeros(2))\nprint(x, len)", ["f"]),
-    ("from a import b\nb(c)\nfor i in range(3):\n    d = i\nprint(d, e)", ["c", "e"]),
-    ("def g(v):\n    return v + h\n[w for w in k]\nlambda: m", ["h", "k", "m"]),
-    ("class C:\n    pass\ntry:\n    pass\nexcept Exception as err:\n    print(err)", []),
-    ("x = 1\nx", []),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import numpy as np\nx = f(np.zeros(2))\nprint(x, len)", ["f"]),
+        ("from a import b\nb(c)\nfor i in range(3):\n    d = i\nprint(d, e)", ["c", "e"]),
+        ("def g(v):\n    return v + h\n[w for w in k]\nlambda: m", ["h", "k", "m"]),
+        ("class C:\n    pass\ntry:\n    pass\nexcept Exception as err:\n    print(err)", []),
+        ("x = 1\nx", []),
+    ],
+)
 def test_free_names(source, expected):
     assert sorted(judge.free_names(source)) == sorted(expected)
 
@@ -143,7 +146,9 @@ def test_exceptions_map_to_builtins_or_sandbox_errors(child):
         "else:\n    raise AssertionError('no error')\n"
     )
     assert verdict.passed, verdict
-    assert child.run("from course.checks import check_raises\ncheck_raises(ValueError, boom, 'value', what='boom')").passed
+    assert child.run(
+        "from course.checks import check_raises\ncheck_raises(ValueError, boom, 'value', what='boom')"
+    ).passed
 
 
 def test_a_missing_name_is_a_name_error(child):

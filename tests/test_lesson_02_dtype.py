@@ -81,8 +81,12 @@ def test_zero_d_promotion_key():
     h = torch.ones(4, dtype=torch.float16)
     s = torch.tensor(0.1, dtype=torch.float64)
     found = outcome(lambda: (h * s).dtype)
-    holds = {"A": found == torch.float64, "B": found == torch.float32, "C": found == torch.float16,
-             "D": isinstance(found, type)}
+    holds = {
+        "A": found == torch.float64,
+        "B": found == torch.float32,
+        "C": found == torch.float16,
+        "D": isinstance(found, type),
+    }
     assert the_true_choice(holds) == key_of(LESSON, "answer_zero_d_promotion")
 
 

@@ -63,7 +63,12 @@ ELSEWHERE = torch.device("cuda") if torch.cuda.is_available() else torch.device(
 def test_default_device_key():
     previous = torch.zeros(1, device=ELSEWHERE)
     found = torch.zeros(3).device
-    holds = {"A": found.type == "cpu", "B": found.type == "cuda", "C": found.type == "meta", "D": found == previous.device}
+    holds = {
+        "A": found.type == "cpu",
+        "B": found.type == "cuda",
+        "C": found.type == "meta",
+        "D": found == previous.device,
+    }
     assert the_true_choice(holds) == key_of(LESSON, "answer_default_device")
 
 
@@ -101,8 +106,12 @@ def test_device_index_key():
     else:  # what a CUDA tensor reports, checked on a GPU by the lesson's claims
         a_device = b_device = torch.device("cuda", 0)
     same, named = a_device == b_device, a_device == torch.device("cuda")
-    holds = {"A": (same, named) == (True, True), "B": (same, named) == (True, False),
-             "C": (same, named) == (False, False), "D": (same, named) == (False, True)}
+    holds = {
+        "A": (same, named) == (True, True),
+        "B": (same, named) == (True, False),
+        "C": (same, named) == (False, False),
+        "D": (same, named) == (False, True),
+    }
     assert the_true_choice(holds) == key_of(LESSON, "answer_device_index")
 
 

@@ -38,7 +38,12 @@ def test_a_write_shows_in_the_shared_buffer_and_in_the_array_only():
     assert [t.get_text() for t in left.texts].count("5") == 1
     right_values = [t.get_text() for t in right.texts]
     assert right_values.count("5") == 1 and right_values.count("1") == 1
-    highlighted = [p for ax in fig.axes for p in ax.patches if p.get_facecolor()[:3] == plt.matplotlib.colors.to_rgb(CHANGED_COLOUR)]
+    highlighted = [
+        p
+        for ax in fig.axes
+        for p in ax.patches
+        if p.get_facecolor()[:3] == plt.matplotlib.colors.to_rgb(CHANGED_COLOUR)
+    ]
     assert len(highlighted) == 2
     assert any("a[0] = 5" in t for t in _texts(fig))
 

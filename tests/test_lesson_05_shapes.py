@@ -79,10 +79,14 @@ def test_the_operation_watch_sees_cdist_in_both_modes():
     for n in (5, 300):
         a, b = torch.randn(n, 3, generator=g), torch.randn(n // 2 + 1, 3, generator=g)
         assert call_watching_ops(torch.cdist, CDIST_CALLS, a, b)[1], n
-        assert call_watching_ops(lambda p, q: torch.cdist(p, q, compute_mode="donot_use_mm_for_euclid_dist"), CDIST_CALLS, a, b)[1]
+        assert call_watching_ops(
+            lambda p, q: torch.cdist(p, q, compute_mode="donot_use_mm_for_euclid_dist"), CDIST_CALLS, a, b
+        )[1]
         by_hand = lambda p, q: (p[:, None, :] - q[None, :, :]).pow(2).sum(-1).sqrt()  # noqa: E731
         result, seen = call_watching_ops(by_hand, CDIST_CALLS, a, b)
-        assert seen == [] and torch.allclose(result, torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"), atol=1e-5)
+        assert seen == [] and torch.allclose(
+            result, torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"), atol=1e-5
+        )
     assert torch._C._len_torch_dispatch_stack() == 0
 
 
@@ -126,4 +130,6 @@ def test_reduce_shape_key():
 
 
 def test_matmul_batch_shape_key():
-    assert tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape) == key_of(QUIZ_LESSON, "answer_matmul_batch_shape")
+    assert tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape) == key_of(
+        QUIZ_LESSON, "answer_matmul_batch_shape"
+    )

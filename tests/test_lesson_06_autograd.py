@@ -227,12 +227,15 @@ def test_build_stack_is_deterministic_and_leaves_the_random_state():
     assert build_stack(1, [3, 4, 2], dtype=torch.float64)[0].weight.dtype == torch.float64
 
 
-@pytest.mark.parametrize("frozen_before, expected", [
-    ("none", [True, True, True, True]),
-    ("all", [False, False, False, False]),
-    ("head", [True, True, False, False]),
-    ("first", [False, False, True, True]),
-])
+@pytest.mark.parametrize(
+    "frozen_before, expected",
+    [
+        ("none", [True, True, True, True]),
+        ("all", [False, False, False, False]),
+        ("head", [True, True, False, False]),
+        ("first", [False, False, True, True]),
+    ],
+)
 def test_build_stack_freezes_what_it_is_told(frozen_before, expected):
     assert [p.requires_grad for p in build_stack(0, [3, 4, 2], frozen_before=frozen_before).parameters()] == expected
 
@@ -246,7 +249,17 @@ def test_build_stack_rejects_bad_arguments():
 
 def test_freeze_probe_reports_flags_by_name_and_the_result():
     report = freeze_probe(_freeze_head, 0, [5, 8, 6, 3], layer_norm=True, head_bias=False, frozen_before="all")
-    assert report["names"] == ["0.weight", "0.bias", "2.weight", "2.bias", "3.weight", "3.bias", "5.weight", "5.bias", "6.weight"]
+    assert report["names"] == [
+        "0.weight",
+        "0.bias",
+        "2.weight",
+        "2.bias",
+        "3.weight",
+        "3.bias",
+        "5.weight",
+        "5.bias",
+        "6.weight",
+    ]
     assert report["requires_grad"] == [False] * 8 + [True]
     assert report["result"] == 18 and not report["values_changed"] and not report["grads_changed"]
 
@@ -277,8 +290,10 @@ def _slow_softmax(row):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(st.floats(-30, 30), min_size=3, max_size=3), min_size=1, max_size=4),
-       st.lists(st.floats(-2, 2), min_size=3, max_size=3))
+@given(
+    st.lists(st.lists(st.floats(-30, 30), min_size=3, max_size=3), min_size=1, max_size=4),
+    st.lists(st.floats(-2, 2), min_size=3, max_size=3),
+)
 def test_softmax_and_vjp_match_the_slow_formula(rows, weights):
     """Softmax row by row in Python floats, and its product with v from the Jacobian written out entry by entry."""
     x = torch.tensor(rows, dtype=torch.float64)
@@ -316,14 +331,23 @@ def test_the_operation_watch_names_softmax_in_every_spelling():
     from course.probes.ops import SOFTMAX_CALLS, call_watching_ops, check_no_library_call
 
     x = torch.randn(3, 4, requires_grad=True)
-    spellings = [lambda t: torch.softmax(t, -1), lambda t: F.softmax(t, dim=-1), lambda t: t.softmax(-1),
-                 lambda t: torch.nn.Softmax(dim=-1)(t), lambda t: torch.special.softmax(t, -1), lambda t: F.log_softmax(t, -1).exp()]
+    spellings = [
+        lambda t: torch.softmax(t, -1),
+        lambda t: F.softmax(t, dim=-1),
+        lambda t: t.softmax(-1),
+        lambda t: torch.nn.Softmax(dim=-1)(t),
+        lambda t: torch.special.softmax(t, -1),
+        lambda t: F.log_softmax(t, -1).exp(),
+    ]
     for spelling in spellings:
         result, seen = call_watching_ops(spelling, SOFTMAX_CALLS, x)
         assert seen and torch.allclose(result, torch.softmax(x, -1))
         with pytest.raises(CheckFailed, match="torch.(log_)?softmax"):
             check_no_library_call(seen, item="stable_softmax", what="here")
-    shifted = lambda t: (t - t.amax(-1, keepdim=True)).exp() / (t - t.amax(-1, keepdim=True)).exp().sum(-1, keepdim=True)  # noqa: E731
+
+    def shifted(t):
+        return (t - t.amax(-1, keepdim=True)).exp() / (t - t.amax(-1, keepdim=True)).exp().sum(-1, keepdim=True)
+
     assert call_watching_ops(shifted, SOFTMAX_CALLS, x)[1] == []
     check_no_library_call([], item="stable_softmax", what="here")
 
@@ -343,15 +367,21 @@ def test_grad_of_under_transform_names_the_library_gradient():
     x = torch.tensor([1.0, -2.0, 3.0])
     assert grad_of_under_transform(by_hand, "sum_of_squares", x) == []
     assert grad_of_under_transform(by_backward, "sin_sum", x) == []
-    functional = (lambda f, t: torch.autograd.functional.jacobian(f, t),
-                  lambda f, t: torch.autograd.functional.jacobian(lambda u: f(u), t),
-                  lambda f, t: torch.autograd.functional.vjp(f, t)[1],
-                  lambda f, t: torch.autograd.functional.hessian(f, t).sum(0))
+    functional = (
+        lambda f, t: torch.autograd.functional.jacobian(f, t),
+        lambda f, t: torch.autograd.functional.jacobian(lambda u: f(u), t),
+        lambda f, t: torch.autograd.functional.vjp(f, t)[1],
+        lambda f, t: torch.autograd.functional.hessian(f, t).sum(0),
+    )
     for library in functional:
         assert grad_of_under_transform(library, "sin_sum", x) == [AUTOGRAD_FUNCTIONAL]
-    for transform in (lambda f, t: torch.func.grad(f)(t), lambda f, t: torch.func.grad_and_value(f)(t)[0],
-                      lambda f, t: torch.func.jacrev(f)(t), lambda f, t: torch.func.vjp(f, t)[1](torch.tensor(1.0))[0],
-                      lambda f, t: torch.autograd.functional.jacobian(f, t, vectorize=True)):
+    for transform in (
+        lambda f, t: torch.func.grad(f)(t),
+        lambda f, t: torch.func.grad_and_value(f)(t)[0],
+        lambda f, t: torch.func.jacrev(f)(t),
+        lambda f, t: torch.func.vjp(f, t)[1](torch.tensor(1.0))[0],
+        lambda f, t: torch.autograd.functional.jacobian(f, t, vectorize=True),
+    ):
         assert grad_of_under_transform(transform, "sum_of_squares", x)[0] in (TORCH_FUNC, AUTOGRAD_FUNCTIONAL)
 
 
@@ -375,7 +405,7 @@ def test_backward_twice_key():
     def run():
         w = torch.tensor(2.0, requires_grad=True)
         for k in (1.0, 3.0):
-            loss = k * w ** 2
+            loss = k * w**2
             loss.backward()
         return w.grad
 

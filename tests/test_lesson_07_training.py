@@ -33,7 +33,9 @@ def solutions() -> dict:
         exec("\n".join(setup.lines), namespace)
         for cell in cells:
             if cell.kind == "answer":
-                code = "\n".join(line for line in cell.lines if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+                code = "\n".join(
+                    line for line in cell.lines if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line
+                )
                 exec(code, namespace)
     return namespace
 
@@ -71,7 +73,9 @@ def test_labels_are_shuffled():
     assert not torch.equal(labels, torch.arange(40) % 4)
 
 
-@pytest.mark.parametrize("kwargs", [dict(n=-1), dict(num_classes=1), dict(num_classes=len(CLASS_NAMES) + 1), dict(size=3), dict(channels=0)])
+@pytest.mark.parametrize(
+    "kwargs", [dict(n=-1), dict(num_classes=1), dict(num_classes=len(CLASS_NAMES) + 1), dict(size=3), dict(channels=0)]
+)
 def test_make_images_rejects_bad_sizes(kwargs):
     args = dict(n=4, seed=0) | kwargs
     with pytest.raises(ValueError):
@@ -85,9 +89,13 @@ def test_train_test_images_use_different_seeds():
 
 
 def test_reference_training_step_matches_expectation(solutions):
-    for seed, settings in [(0, {}), (1, dict(stale_grads=True)), (2, dict(hidden=8, optimizer="adam", lr=0.01, stale_grads=True))]:
-        found = probes.training_step_probe(solutions["training_step"], seed, **settings)
-        probes.check_training_step(found, expected_training_step(seed, **settings), what="reference", stale_grads=True)
+    for seed, options in [
+        (0, {}),
+        (1, dict(stale_grads=True)),
+        (2, dict(hidden=8, optimizer="adam", lr=0.01, stale_grads=True)),
+    ]:
+        found = probes.training_step_probe(solutions["training_step"], seed, **options)
+        probes.check_training_step(found, expected_training_step(seed, **options), what="reference", stale_grads=True)
 
 
 def test_training_step_probe_catches_leaked_gradients():
@@ -103,9 +111,9 @@ def test_training_step_probe_catches_leaked_gradients():
 
 
 def test_reference_evaluate_matches_and_records_no_graph(solutions):
-    for seed, settings in [(0, {}), (1, dict(hidden=8, images_require_grad=True))]:
-        expected = expected_accuracy(seed, **{k: v for k, v in settings.items() if k != "images_require_grad"})
-        found = probes.evaluate_probe(solutions["evaluate"], seed, **settings)
+    for seed, options in [(0, {}), (1, dict(hidden=8, images_require_grad=True))]:
+        expected = expected_accuracy(seed, **{k: v for k, v in options.items() if k != "images_require_grad"})
+        found = probes.evaluate_probe(solutions["evaluate"], seed, **options)
         probes.check_evaluation(found, expected, what="reference")
         assert 0.0 < expected < 1.0
 
@@ -122,7 +130,9 @@ def test_evaluate_probe_sees_a_recorded_graph():
 
 def test_reference_train_classifier_reaches_the_bar_on_one_thread(solutions):
     threads = torch.get_num_threads()
-    found = probes.train_classifier_probe(solutions["train_classifier"], 7, [101, 202], n_train=512, n_test=1000, device="cpu")
+    found = probes.train_classifier_probe(
+        solutions["train_classifier"], 7, [101, 202], n_train=512, n_test=1000, device="cpu"
+    )
     assert torch.get_num_threads() == threads
     assert found["is_module"] and found["inputs_unchanged"] and found["model_error"] is None
     assert min(found["accuracies"]) >= 0.9, found
@@ -179,13 +189,23 @@ def test_evaluate_probe_sees_a_mode_left_changed(training):
 def test_reference_model_class_passes_and_matches_the_architecture(solutions):
     from instructor.training import TWO_LAYER_NET, expected_module_class, two_layer_param_count
 
-    for seed, init, classes, n in [(0, {}, 4, 64), (1, {"hidden": 16, "num_classes": 6}, 6, 64), (3, {"hidden": 64}, 4, 1)]:
+    for seed, init, classes, n in [
+        (0, {}, 4, 64),
+        (1, {"hidden": 16, "num_classes": 6}, 6, 64),
+        (3, {"hidden": 64}, 4, 1),
+    ]:
         found = probes.module_class_probe(solutions["TwoLayerNet"], seed, init=init, num_classes=classes, n=n)
         assert found["param_count"] == two_layer_param_count(**init) == sum(p.numel() for p in found["params_before"])
         assert found["loss_after"] < 0.5 * found["loss_before"]
-        probes.check_module_class(found, name="TwoLayerNet", param_count=two_layer_param_count(**init), output_shape=(n, classes), what="ref")
-        probes.check_module_follows(found, expected_module_class(found, seed, init=init, num_classes=classes), architecture=TWO_LAYER_NET,
-                                    what="ref")
+        probes.check_module_class(
+            found, name="TwoLayerNet", param_count=two_layer_param_count(**init), output_shape=(n, classes), what="ref"
+        )
+        probes.check_module_follows(
+            found,
+            expected_module_class(found, seed, init=init, num_classes=classes),
+            architecture=TWO_LAYER_NET,
+            what="ref",
+        )
 
 
 def test_model_class_probe_builds_with_the_seed_and_leaves_the_global_generator_alone(solutions):
@@ -234,7 +254,10 @@ def test_the_architecture_check_reads_the_model_parameters(model, follows):
 
     found = probes.module_class_probe(model, 0)
     probes.check_module_class(found, name="Net", param_count=98468, output_shape=(64, 4), what="visible checks")
-    check = lambda: probes.check_module_follows(found, expected_module_class(found, 0), architecture=TWO_LAYER_NET, what="arch")  # noqa: E731
+
+    def check():
+        probes.check_module_follows(found, expected_module_class(found, 0), architecture=TWO_LAYER_NET, what="arch")
+
     if follows:
         check()
     else:
@@ -262,7 +285,12 @@ def test_model_class_probe_reports_what_went_wrong():
         def __init__(self):
             raise NotImplementedError()
 
-    cases = [(Plain, "0 in 0 tensors"), (NotAModule, "subclass of nn.Module"), (Softmax, "at most 0.5 times"), (Raises, "NotImplementedError")]
+    cases = [
+        (Plain, "0 in 0 tensors"),
+        (NotAModule, "subclass of nn.Module"),
+        (Softmax, "at most 0.5 times"),
+        (Raises, "NotImplementedError"),
+    ]
     for model, message in cases:
         found = probes.module_class_probe(model, 0)
         with pytest.raises(CheckFailed, match=message):
@@ -278,13 +306,21 @@ def test_expected_module_class_refuses_other_shapes():
 
 
 def _loader(images, labels, batch_size, seed):
-    return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, generator=torch.Generator().manual_seed(seed))
+    return DataLoader(
+        TensorDataset(images, labels),
+        batch_size=batch_size,
+        shuffle=True,
+        generator=torch.Generator().manual_seed(seed),
+    )
 
 
 def test_reference_loader_passes(solutions):
-    for seed, other, settings in [(0, 1, dict(n=40, batch_size=16)), (5, 6, dict(n=12, batch_size=1, size=8, dtype="float64"))]:
-        found = probes.loader_probe(solutions["make_loader"], seed, other, **settings)
-        probes.check_loader(found, n=settings["n"], batch_size=settings["batch_size"], seeds=(seed, other), what="ref")
+    for seed, other, options in [
+        (0, 1, dict(n=40, batch_size=16)),
+        (5, 6, dict(n=12, batch_size=1, size=8, dtype="float64")),
+    ]:
+        found = probes.loader_probe(solutions["make_loader"], seed, other, **options)
+        probes.check_loader(found, n=options["n"], batch_size=options["batch_size"], seeds=(seed, other), what="ref")
         assert [p["order"] for p in found["passes"]][:2] == [found["passes"][0]["order"]] * 2
 
 
@@ -294,23 +330,26 @@ def test_a_pass_is_read_back_as_its_order(n, batch_size, rng):
     images, labels = make_images(n, seed=n, size=4)
     order = list(range(n))
     rng.shuffle(order)
-    batches = [[images[order[i:i + batch_size]], labels[order[i:i + batch_size]]] for i in range(0, n, batch_size)]
+    batches = [[images[order[i : i + batch_size]], labels[order[i : i + batch_size]]] for i in range(0, n, batch_size)]
     read = probes._read_pass({"batches": batches, "error": None}, images, labels)
     assert read["problem"] is None and read["order"] == order
     assert read["sizes"] == [len(b[1]) for b in batches] and sum(read["sizes"]) == n
 
 
-@pytest.mark.parametrize("change, problem", [
-    (lambda b: b[:-1], "of the 10 images"),
-    (lambda b: b + b[:1], "came twice"),
-    (lambda b: [[b[0][0] + 1, b[0][1]], *b[1:]], "not one of the inputs"),
-    (lambda b: [[b[0][0], (b[0][1] + 1) % 4], *b[1:]], "pairs input image"),
-    (lambda b: [b[0][0], *b[1:]], "not a pair"),
-    (lambda b: [[b[0][0].double(), b[0][1]], *b[1:]], "float64 images"),
-])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda b: b[:-1], "of the 10 images"),
+        (lambda b: b + b[:1], "came twice"),
+        (lambda b: [[b[0][0] + 1, b[0][1]], *b[1:]], "not one of the inputs"),
+        (lambda b: [[b[0][0], (b[0][1] + 1) % 4], *b[1:]], "pairs input image"),
+        (lambda b: [b[0][0], *b[1:]], "not a pair"),
+        (lambda b: [[b[0][0].double(), b[0][1]], *b[1:]], "float64 images"),
+    ],
+)
 def test_a_pass_with_wrong_batches_names_the_problem(change, problem):
     images, labels = make_images(10, seed=0, size=4)
-    batches = [[images[i:i + 4], labels[i:i + 4]] for i in range(0, 10, 4)]
+    batches = [[images[i : i + 4], labels[i : i + 4]] for i in range(0, 10, 4)]
     read = probes._read_pass({"batches": change(batches), "error": None}, images, labels)
     assert read["order"] is None and problem in read["problem"]
 
@@ -325,7 +364,9 @@ def test_loader_probe_tells_the_seeds_and_epochs_apart():
         return DataLoader(TensorDataset(images, labels), batch_size=batch_size, sampler=order)
 
     def unseeded(images, labels, batch_size, seed):
-        return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, generator=torch.Generator())
+        return DataLoader(
+            TensorDataset(images, labels), batch_size=batch_size, shuffle=True, generator=torch.Generator()
+        )
 
     assert probes.loader_probe(_loader, 0, 1)["reshuffles"]
     assert probes.loader_probe(global_seed, 0, 1)["same_seed_same"] is False
@@ -345,9 +386,12 @@ def test_epoch_scenario_is_determined_by_its_arguments():
 def test_reference_epoch_matches_and_a_model_left_in_eval_mode_shows(solutions):
     from instructor.training import expected_epoch
 
-    for seed, settings in [(0, dict(training=False)), (1, dict(n=40, dropout=0.5, optimizer="adam", lr=0.01, batch_norm=False))]:
-        found = probes.train_one_epoch_probe(solutions["train_one_epoch"], seed, **settings)
-        probes.check_epoch(found, expected_epoch(seed, **settings), what="ref")
+    for seed, options in [
+        (0, dict(training=False)),
+        (1, dict(n=40, dropout=0.5, optimizer="adam", lr=0.01, batch_norm=False)),
+    ]:
+        found = probes.train_one_epoch_probe(solutions["train_one_epoch"], seed, **options)
+        probes.check_epoch(found, expected_epoch(seed, **options), what="ref")
         assert found["modes_after"] == [True] * len(found["modes_after"])
 
     def no_train(model, loader, optimizer, loss_fn):
@@ -375,7 +419,10 @@ def test_the_build_hint_names_super_init_only_when_it_is_missing():
             super().__init__()
             self.fc1 = nn.Linear(3 * 32 * 32, 32.5)
 
-    for model, says, never in ((NoSuper, "super().__init__()", "two ints"), (WrongSize, "two ints", "super().__init__()")):
+    for model, says, never in (
+        (NoSuper, "super().__init__()", "two ints"),
+        (WrongSize, "two ints", "super().__init__()"),
+    ):
         found = probes.module_class_probe(model, 0)
         with pytest.raises(CheckFailed) as info:
             probes.check_module_class(found, name="Net", param_count=98468, output_shape=(64, 4), what="wrong")
@@ -398,8 +445,12 @@ def test_seed_training_bug_key():
         return loss
 
     found = outcome(run)
-    holds = {"A": isinstance(found, torch.Tensor), "B": not torch.randn(16, 3, 224, 224).is_contiguous(),
-             "C": found is ValueError, "D": outcome(lambda: nn.Linear(3 * 224 * 224, 2)) is RuntimeError}
+    holds = {
+        "A": isinstance(found, torch.Tensor),
+        "B": not torch.randn(16, 3, 224, 224).is_contiguous(),
+        "C": found is ValueError,
+        "D": outcome(lambda: nn.Linear(3 * 224 * 224, 2)) is RuntimeError,
+    }
     assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_seed_training_bug")
 
 

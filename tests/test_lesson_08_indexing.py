@@ -30,7 +30,9 @@ def _drawn(fig, tmp_path, before) -> None:
     assert (tmp_path / "picture.png").stat().st_size > 0
 
 
-masks = st.integers(1, 5).flatmap(lambda cols: st.lists(st.lists(st.booleans(), min_size=cols, max_size=cols), min_size=1, max_size=5))
+masks = st.integers(1, 5).flatmap(
+    lambda cols: st.lists(st.lists(st.booleans(), min_size=cols, max_size=cols), min_size=1, max_size=5)
+)
 
 
 @settings(max_examples=50, deadline=None)
@@ -91,8 +93,10 @@ def test_timing_curves_plots_every_version_and_the_ratio(tmp_path):
     assert ax.get_xscale() == ax.get_yscale() == "log"
 
 
-@pytest.mark.parametrize("sizes, seconds", [([], {"a": []}), ([10, 0], {"a": [1.0, 1.0]}), ([10], {}),
-                                            ([10, 20], {"a": [1.0]}), ([10], {"a": [0.0]})])
+@pytest.mark.parametrize(
+    "sizes, seconds",
+    [([], {"a": []}), ([10, 0], {"a": [1.0, 1.0]}), ([10], {}), ([10, 20], {"a": [1.0]}), ([10], {"a": [0.0]})],
+)
 def test_timing_curves_refuses_mismatched_timings(sizes, seconds):
     with pytest.raises(ValueError):
         timing_curves(sizes, seconds)
@@ -105,15 +109,23 @@ def test_timing_curves_refuses_mismatched_timings(sizes, seconds):
 @given(st.integers(0, 12), st.integers(1, 6), st.integers(0, 2**16))
 def test_select_and_confusion_references_agree_with_pytorch(n, c, seed):
     g = torch.Generator().manual_seed(seed)
-    scores, labels, predicted = torch.randn(n, c, generator=g), torch.randint(0, c, (n,), generator=g), torch.randint(0, c, (n,), generator=g)
+    scores, labels, predicted = (
+        torch.randn(n, c, generator=g),
+        torch.randint(0, c, (n,), generator=g),
+        torch.randint(0, c, (n,), generator=g),
+    )
     assert torch.equal(select_by_label_reference(scores, labels), scores[torch.arange(n), labels])
     expected = torch.bincount(labels * c + predicted, minlength=c * c).reshape(c, c)
     assert torch.equal(confusion_matrix_reference(predicted, labels, c), expected)
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.integers(0, 4), min_size=0, max_size=3), st.integers(0, 6), st.integers(0, 2**16),
-       st.sampled_from([torch.float16, torch.float32, torch.float64]))
+@given(
+    st.lists(st.integers(0, 4), min_size=0, max_size=3),
+    st.integers(0, 6),
+    st.integers(0, 2**16),
+    st.sampled_from([torch.float16, torch.float32, torch.float64]),
+)
 def test_masked_mean_reference_agrees_with_pytorch(lead, length, seed, dtype):
     g = torch.Generator().manual_seed(seed)
     x = dyadic((*lead, length), generator=g).to(dtype)
@@ -128,7 +140,9 @@ def test_masked_mean_reference_agrees_with_pytorch(lead, length, seed, dtype):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 8), st.integers(1, 9), st.data(), st.sampled_from([torch.float16, torch.float32, torch.float64]))
 def test_topk_reference_agrees_with_pytorch_on_distinct_scores(n, c, data, dtype):
-    scores = distinct_scores(n, c, dtype=dtype, generator=torch.Generator().manual_seed(data.draw(st.integers(0, 2**16))))
+    scores = distinct_scores(
+        n, c, dtype=dtype, generator=torch.Generator().manual_seed(data.draw(st.integers(0, 2**16)))
+    )
     assert scores.dtype == dtype and all(len(set(row)) == c for row in scores.tolist())
     k = data.draw(st.integers(0, c))
     expected = torch.zeros(n, c, dtype=torch.bool).scatter_(1, scores.topk(k, dim=1).indices, True)
@@ -149,7 +163,11 @@ def test_embedding_bag_reference_agrees_with_pytorch(b, length, d, seed):
     lengths = torch.randint(0, length + 1, (b,), generator=g)
     real = torch.arange(length) < lengths[:, None]
     flat, offsets = index[real], torch.cumsum(lengths, 0) - lengths
-    expected = torch.nn.functional.embedding_bag(flat, table, offsets, mode="mean") if b else torch.zeros(0, d, dtype=table.dtype)
+    expected = (
+        torch.nn.functional.embedding_bag(flat, table, offsets, mode="mean")
+        if b
+        else torch.zeros(0, d, dtype=table.dtype)
+    )
     torch.testing.assert_close(embedding_bag_mean_reference(table, index, lengths), expected)
 
 
@@ -193,7 +211,12 @@ def test_advanced_index_copies_key():
     y[0, 0] = 100
     z[1, 0] = -1
     found = x[:, 0].tolist()
-    holds = {"A": found == [100, 3, -1, 9], "B": found == [0, 3, -1, 9], "C": found == [100, 3, 6, 9], "D": found == [0, 3, 6, 9]}
+    holds = {
+        "A": found == [100, 3, -1, 9],
+        "B": found == [0, 3, -1, 9],
+        "C": found == [100, 3, 6, 9],
+        "D": found == [0, 3, 6, 9],
+    }
     assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_advanced_index_copies")
 
 

@@ -12,7 +12,8 @@ from instructor.memory import dyadic, internal_overlap, symmetrized
 from tests.quiz_keys import key_of, outcome, the_true_choice
 
 layouts = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 5)), min_size=0, max_size=3).flatmap(
-    lambda dims: st.tuples(st.just(dims), st.integers(0, 4)))
+    lambda dims: st.tuples(st.just(dims), st.integers(0, 4))
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -93,8 +94,10 @@ def test_storage_window_marks_cells_an_expand_reads_several_times(tmp_path):
     assert any(t.startswith("dim 0: +0") for t in texts)
 
 
-@pytest.mark.parametrize("shape, stride, offset, size", [((3,), (2,), 0, 4), ((2, 2), (1,), 0, None), ((2,), (-1,), 0, None),
-                                                         ((50,), (1,), 0, None)])
+@pytest.mark.parametrize(
+    "shape, stride, offset, size",
+    [((3,), (2,), 0, 4), ((2, 2), (1,), 0, None), ((2,), (-1,), 0, None), ((50,), (1,), 0, None)],
+)
 def test_storage_window_refuses_layouts_it_cannot_draw(shape, stride, offset, size):
     with pytest.raises(ValueError):
         storage_window(shape, stride, offset, storage_size=size)

@@ -30,20 +30,25 @@ def solutions() -> dict:
         exec("import io\nimport torch.nn.functional as F", namespace)
         for cell in cells:
             if cell.kind == "answer":
-                code = "\n".join(line for line in cell.lines if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+                code = "\n".join(
+                    line for line in cell.lines if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line
+                )
                 exec(code, namespace)
     return namespace
 
 
-@pytest.mark.parametrize("move, flags", [
-    (lambda t: t.to("meta"), [False]),
-    (lambda t: t.to("meta", non_blocking=True), [True]),
-    (lambda t: t.to(torch.device("meta"), torch.float16, True), [True]),
-    (lambda t: t.to("meta", torch.float16), [False]),
-    (lambda t: torch.empty_like(t, device="meta").copy_(t, non_blocking=True), [True]),
-    (lambda t: torch.empty_like(t, device="meta").copy_(t), [False]),
-    (lambda t: t.to("meta", non_blocking=False).to("meta", non_blocking=True), [False, True]),
-])
+@pytest.mark.parametrize(
+    "move, flags",
+    [
+        (lambda t: t.to("meta"), [False]),
+        (lambda t: t.to("meta", non_blocking=True), [True]),
+        (lambda t: t.to(torch.device("meta"), torch.float16, True), [True]),
+        (lambda t: t.to("meta", torch.float16), [False]),
+        (lambda t: torch.empty_like(t, device="meta").copy_(t, non_blocking=True), [True]),
+        (lambda t: torch.empty_like(t, device="meta").copy_(t), [False]),
+        (lambda t: t.to("meta", non_blocking=False).to("meta", non_blocking=True), [False, True]),
+    ],
+)
 def test_every_copy_call_is_recorded_with_its_flag(move, flags):
     result, copies = call_recording_copies(move, torch.ones(3))
     assert result.device.type == "meta"
@@ -150,8 +155,9 @@ def test_predict_bf16_reference_matches_the_reference_within_bfloat16(solutions)
     assert not torch.allclose((x @ w.T + b).detach(), expected + 1.0, atol=0.4)
 
 
-@pytest.mark.parametrize("a, b, same", [("cuda", "cuda:0", True), ("cuda:1", "cuda", False), ("cpu", "cpu:0", True),
-                                        ("meta", "cpu", False)])
+@pytest.mark.parametrize(
+    "a, b, same", [("cuda", "cuda:0", True), ("cuda:1", "cuda", False), ("cpu", "cpu:0", True), ("meta", "cpu", False)]
+)
 def test_same_place_reference_without_cuda(solutions, a, b, same):
     if torch.cuda.is_available():
         pytest.skip("the machine without CUDA reads 'cuda' as index 0")

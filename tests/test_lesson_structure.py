@@ -19,9 +19,13 @@ def _cells(lesson: str):
 def test_lesson_bones(lesson):
     cells = _cells(lesson)
     first_md = "\n".join(cells[0].lines)
-    assert cells[0].kind == "markdown" and re.search(r"objectives|you will", first_md, re.IGNORECASE), "objectives up front"
+    assert cells[0].kind == "markdown" and re.search(r"objectives|you will", first_md, re.IGNORECASE), (
+        "objectives up front"
+    )
     first_code = next(c for c in cells if c.kind == "code")
-    assert "describe_setup(device)" in "\n".join(first_code.lines), "the first code cell says which device the lesson uses"
+    assert "describe_setup(device)" in "\n".join(first_code.lines), (
+        "the first code cell says which device the lesson uses"
+    )
     headings = [line for c in cells if c.kind == "markdown" for line in c.lines if line.startswith("#")]
     assert any("Common mistakes" in h for h in headings)
     assert any("Recap" in h for h in headings)
@@ -40,7 +44,9 @@ def test_items_match_the_curriculum_conventions(lesson):
         if cell.item.startswith("answer_"):
             assert f"{cell.item} = None" in source.split("### BEGIN SOLUTION")[0], f"{cell.item} starts as None"
         else:
-            assert re.search(rf"^(def|class) {cell.item}\(", source, re.MULTILINE), f"{cell.item} is a function or a class"
+            assert re.search(rf"^(def|class) {cell.item}\(", source, re.MULTILINE), (
+                f"{cell.item} is a function or a class"
+            )
             assert '"""' in source.split("### BEGIN SOLUTION")[0], f"{cell.item} keeps its docstring in the release"
 
 

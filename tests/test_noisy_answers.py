@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from autograder import commands, corpus, gradebook, samples
-from tests.conftest import ROOT, copy_course
+from tests.conftest import copy_course
 
 pytestmark = pytest.mark.slow
 LESSON = "02_dtype"
@@ -61,7 +61,9 @@ def test_noisy_answers_score_by_verdict(graded, student):
     course, points, table = graded
     scores = table[(LESSON, student)]
     expected = {gid: (p if gid != f"test_{ITEM}" or KEEPS[student] else 0.0) for gid, p in points.items()}
-    assert scores == pytest.approx(expected), {k: (expected[k], scores.get(k)) for k in expected if expected[k] != scores.get(k)}
+    assert scores == pytest.approx(expected), {
+        k: (expected[k], scores.get(k)) for k in expected if expected[k] != scores.get(k)
+    }
 
 
 @pytest.mark.parametrize("student", ["warns-right", "prints-right"])

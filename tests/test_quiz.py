@@ -42,7 +42,9 @@ def _value_quizzes() -> list[ValueQuiz]:
         for cell in nb.cells:
             if not cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
                 continue
-            calls = [n for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            calls = [
+                n for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            ]
             visible = [c for c in calls if c.func.id in ("check_int_tuple", "check_nested_floats")]
             keys = [c for c in calls if c.func.id == "check_key"]
             if visible and keys:
@@ -75,17 +77,35 @@ def _hidden(quiz: ValueQuiz, answer: Any) -> bool:
 def _forms(key: Any) -> list[Any]:
     """Well-formed ways a student may write `key`."""
     if isinstance(key, tuple):
-        return [key, list(key), torch.Size(key), tuple(np.int64(v) for v in key), tuple(np.int32(v) for v in key),
-                torch.zeros(key).shape if all(v < 300 for v in key) else torch.Size(key)]
+        return [
+            key,
+            list(key),
+            torch.Size(key),
+            tuple(np.int64(v) for v in key),
+            tuple(np.int32(v) for v in key),
+            torch.zeros(key).shape if all(v < 300 for v in key) else torch.Size(key),
+        ]
     array = np.array(key, dtype=np.float64)
     nudged = (array * (1 + 1e-8)).tolist()
-    return [key, nudged, array, array.astype(np.float32), torch.tensor(array), torch.tensor(array, dtype=torch.float32),
-            [tuple(row) for row in key] if array.ndim == 2 else key, array.astype(int).tolist() if np.all(array == np.round(array)) else key]
+    return [
+        key,
+        nudged,
+        array,
+        array.astype(np.float32),
+        torch.tensor(array),
+        torch.tensor(array, dtype=torch.float32),
+        [tuple(row) for row in key] if array.ndim == 2 else key,
+        array.astype(int).tolist() if np.all(array == np.round(array)) else key,
+    ]
 
 
 def _wrong(key: Any) -> list[Any]:
     if isinstance(key, tuple):
-        return [tuple(v + 1 for v in key), key[::-1] if key != key[::-1] else key + (1,), torch.Size(tuple(v * 2 for v in key))]
+        return [
+            tuple(v + 1 for v in key),
+            key[::-1] if key != key[::-1] else key + (1,),
+            torch.Size(tuple(v * 2 for v in key)),
+        ]
     array = np.array(key, dtype=np.float64)
     return [(array + 1e-3).tolist(), (-array - 1).tolist(), torch.tensor(array * 2)]
 
@@ -115,8 +135,14 @@ def _reference_meaning(answer: Any, key: Any) -> bool:
     """The slow, obvious reading: the same numbers in the same nesting, whatever the container types."""
     if isinstance(key, tuple):
         seq = list(answer) if isinstance(answer, (tuple, list)) else None
-        return seq is not None and len(seq) == len(key) and all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) == k for v, k in zip(seq, key))
+        return (
+            seq is not None
+            and len(seq) == len(key)
+            and all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) == k
+                for v, k in zip(seq, key)
+            )
+        )
     values = answer.tolist() if isinstance(answer, (np.ndarray, torch.Tensor)) else answer
     flat_found, flat_key = [], []
 
@@ -131,14 +157,24 @@ def _reference_meaning(answer: Any, key: Any) -> bool:
         return True
 
     flatten(key, flat_key, key)
-    return flatten(values, flat_found, key) and all(math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6) for a, b in zip(flat_found, flat_key))
+    return flatten(values, flat_found, key) and all(
+        math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6) for a, b in zip(flat_found, flat_key)
+    )
 
 
 def _answers(key: Any):
-    numbers = st.one_of(st.integers(-3, 300), st.floats(-10, 10, allow_nan=False), st.booleans(),
-                        st.sampled_from([np.int64(3), np.float32(4.0), "3"]))
+    numbers = st.one_of(
+        st.integers(-3, 300),
+        st.floats(-10, 10, allow_nan=False),
+        st.booleans(),
+        st.sampled_from([np.int64(3), np.float32(4.0), "3"]),
+    )
     if isinstance(key, tuple):
-        near = st.lists(st.sampled_from(sorted(set(key) | {v + 1 for v in key} | {0, 1})), min_size=len(key) - 1, max_size=len(key) + 1)
+        near = st.lists(
+            st.sampled_from(sorted(set(key) | {v + 1 for v in key} | {0, 1})),
+            min_size=len(key) - 1,
+            max_size=len(key) + 1,
+        )
         seqs = st.one_of(st.lists(numbers, max_size=5), near)
         return st.one_of(seqs.map(tuple), seqs, near.map(lambda v: torch.Size(v)), numbers, st.none())
     array = np.array(key, dtype=np.float64)

@@ -18,8 +18,16 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 
 def meta(gid, *, grade=False, solution=False, locked=False, points=None, cell_type="code"):
-    m = {"grade": grade, "grade_id": gid, "locked": locked, "schema_version": 3, "solution": solution, "task": False,
-         "cell_type": cell_type, "checksum": f"sum-{gid}"}
+    m = {
+        "grade": grade,
+        "grade_id": gid,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+        "cell_type": cell_type,
+        "checksum": f"sum-{gid}",
+    }
     if points is not None:
         m["points"] = points
     return m
@@ -29,11 +37,33 @@ TEMPLATE = {
     "kernelspec": KERNELSPEC,
     "language_info": {"name": "python"},
     "cells": [
-        {"id": "intro", "grade_id": "intro", "cell_type": "markdown", "locked": True, "nbgrader": meta("intro", locked=True, cell_type="markdown"),
-         "source": "# Read me", "stub": ""},
-        {"id": "f", "grade_id": "f", "cell_type": "code", "locked": False, "nbgrader": meta("f", solution=True), "source": STUB, "stub": STUB},
-        {"id": "test_f", "grade_id": "test_f", "cell_type": "code", "locked": True, "nbgrader": meta("test_f", grade=True, locked=True, points=2),
-         "source": TEST_SOURCE, "stub": ""},
+        {
+            "id": "intro",
+            "grade_id": "intro",
+            "cell_type": "markdown",
+            "locked": True,
+            "nbgrader": meta("intro", locked=True, cell_type="markdown"),
+            "source": "# Read me",
+            "stub": "",
+        },
+        {
+            "id": "f",
+            "grade_id": "f",
+            "cell_type": "code",
+            "locked": False,
+            "nbgrader": meta("f", solution=True),
+            "source": STUB,
+            "stub": STUB,
+        },
+        {
+            "id": "test_f",
+            "grade_id": "test_f",
+            "cell_type": "code",
+            "locked": True,
+            "nbgrader": meta("test_f", grade=True, locked=True, points=2),
+            "source": TEST_SOURCE,
+            "stub": "",
+        },
     ],
 }
 
@@ -42,10 +72,16 @@ def released() -> dict:
     """The notebook a student downloads, as JSON."""
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
     cells = [
-        nbformat.v4.new_markdown_cell("# Read me", id="intro", metadata={"nbgrader": meta("intro", locked=True, cell_type="markdown")}),
+        nbformat.v4.new_markdown_cell(
+            "# Read me", id="intro", metadata={"nbgrader": meta("intro", locked=True, cell_type="markdown")}
+        ),
         nbformat.v4.new_code_cell("x = 1", id="scratch"),
         nbformat.v4.new_code_cell(STUB, id="f", metadata={"nbgrader": meta("f", solution=True)}),
-        nbformat.v4.new_code_cell(repair.released_part(TEST_SOURCE), id="test_f", metadata={"nbgrader": meta("test_f", grade=True, locked=True, points=2)}),
+        nbformat.v4.new_code_cell(
+            repair.released_part(TEST_SOURCE),
+            id="test_f",
+            metadata={"nbgrader": meta("test_f", grade=True, locked=True, points=2)},
+        ),
     ]
     nb.cells = cells
     return json.loads(nbformat.writes(nb))
@@ -59,12 +95,18 @@ def answered() -> dict:
 
 def summary(fixed: repair.Repaired) -> list[tuple[str, str, str]]:
     """(role, grade id, first line of source) per cell."""
-    return [(role, c.metadata.get("nbgrader", {}).get("grade_id", ""), c.source.splitlines()[0] if c.source else "")
-            for c, role in zip(fixed.notebook.cells, fixed.roles)]
+    return [
+        (role, c.metadata.get("nbgrader", {}).get("grade_id", ""), c.source.splitlines()[0] if c.source else "")
+        for c, role in zip(fixed.notebook.cells, fixed.roles)
+    ]
 
 
-HONEST = [("markdown", "intro", "# Read me"), ("student", "", "x = 1"), ("student", "f", "def f(x):"),
-          ("test", "test_f", "from course.checks import check_equal")]
+HONEST = [
+    ("markdown", "intro", "# Read me"),
+    ("student", "", "x = 1"),
+    ("student", "f", "def f(x):"),
+    ("test", "test_f", "from course.checks import check_equal"),
+]
 
 
 def test_an_honest_submission_needs_no_repair():
@@ -109,7 +151,9 @@ def test_duplicated_answer_cell_keeps_metadata_on_the_last_copy():
     first["source"] = "def f(x):\n    return 0"
     data["cells"].insert(2, first)
     fixed = repair.repair(data, TEMPLATE)
-    roles = [(role, c.metadata.get("nbgrader", {}).get("grade_id", "")) for c, role in zip(fixed.notebook.cells, fixed.roles)]
+    roles = [
+        (role, c.metadata.get("nbgrader", {}).get("grade_id", "")) for c, role in zip(fixed.notebook.cells, fixed.roles)
+    ]
     assert roles == [("markdown", "intro"), ("student", ""), ("student", ""), ("student", "f"), ("test", "test_f")]
     assert fixed.notebook.cells[3].source == "def f(x):\n    return 2 * x"
     assert fixed.notes == ["cell 3 carried nbgrader metadata (a duplicate of 'f'): graded as an ordinary cell"]
@@ -184,13 +228,16 @@ def write(tmp_path: Path, content: bytes) -> Path:
     return path
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"{not json", "is not valid notebook JSON"),
-    (b"\xff\xfe\x00garbage", "is not UTF-8 text"),
-    (b"[1, 2]", "is JSON but not a notebook"),
-    (json.dumps({"nbformat": 3, "cells": []}).encode(), "has nbformat 3; only version 4"),
-    (json.dumps({"nbformat": 4}).encode(), "has no list of cells"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"{not json", "is not valid notebook JSON"),
+        (b"\xff\xfe\x00garbage", "is not UTF-8 text"),
+        (b"[1, 2]", "is JSON but not a notebook"),
+        (json.dumps({"nbformat": 3, "cells": []}).encode(), "has nbformat 3; only version 4"),
+        (json.dumps({"nbformat": 4}).encode(), "has no list of cells"),
+    ],
+)
 def test_unreadable_submissions_get_one_clear_reason(tmp_path, content, message):
     with pytest.raises(repair.SubmissionError, match=message):
         repair.read_submission(write(tmp_path, content))

@@ -24,8 +24,20 @@ MAX = {"test_a": 2, "test_b": 1, "test_c": 1}
 # cross sum 0.4, sums of squares 4.8 and 1.2, r = 0.4 / sqrt(5.76) = 1/6 (and symmetric for test_b).
 # test_c: the rest of every student's 02_dtype total is 0, no spread, so no discrimination.
 EXPECTED = {
-    ("01_tensors", "a"): {"max_points": "2", "mean_score": "1.2000", "discrimination": "0.1667", "students": "5", "flags": "not discriminating"},
-    ("01_tensors", "b"): {"max_points": "1", "mean_score": "0.6000", "discrimination": "0.1667", "students": "5", "flags": "not discriminating"},
+    ("01_tensors", "a"): {
+        "max_points": "2",
+        "mean_score": "1.2000",
+        "discrimination": "0.1667",
+        "students": "5",
+        "flags": "not discriminating",
+    },
+    ("01_tensors", "b"): {
+        "max_points": "1",
+        "mean_score": "0.6000",
+        "discrimination": "0.1667",
+        "students": "5",
+        "flags": "not discriminating",
+    },
     ("02_dtype", "c"): {"max_points": "1", "mean_score": "0.6667", "discrimination": "", "students": "3", "flags": ""},
 }
 
@@ -36,7 +48,9 @@ def fixture_class(tmp_path_factory) -> Path:
     course.mkdir()
     (course / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
     # 01_tensors declares its concept in its title; 02_dtype has no source notebook
-    title = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Lesson 1: tensors, rank and shape\n\ntext")])
+    title = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# Lesson 1: tensors, rank and shape\n\ntext")]
+    )
     (course / "source" / "01_tensors").mkdir(parents=True)
     nbformat.write(title, course / "source" / "01_tensors" / "01_tensors.ipynb")
     with Gradebook(gradebook.db_url(course)) as gb:
@@ -98,8 +112,11 @@ def _synthetic_items(n: int) -> list[report.ItemStats]:
     items = []
     for i in range(n):
         scores = {f"s{k}": float((i * 7 + k * 3) % 5 > (i % 3)) for k in range(8)}
-        items.append(report.ItemStats("01_tensors", f"test_item_number_{i}", 1, scores,
-                                      ((i * 37) % 200 - 100) / 100, concept="c"))
+        items.append(
+            report.ItemStats(
+                "01_tensors", f"test_item_number_{i}", 1, scores, ((i * 37) % 200 - 100) / 100, concept="c"
+            )
+        )
     return items
 
 
@@ -113,7 +130,7 @@ def test_item_plot_names_never_overlap(n):
         renderer = fig.canvas.get_renderer()
         boxes = [t.get_window_extent(renderer) for t in fig.axes[0].texts]
         assert len(boxes) == len(names) and 0 < len(names) <= report.MAX_LABELS
-        assert all(not a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        assert all(not a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
         flagged = {s.name for s in stats if s.flags}
         assert names[0] in flagged
     finally:
@@ -121,7 +138,11 @@ def test_item_plot_names_never_overlap(n):
 
 
 def test_grading_time_comes_from_the_engine_records(tmp_path):
-    for student, assignment, seconds in (("s1", "01_tensors", 0.5), ("s2", "01_tensors", 1.25), ("s1", "02_dtype", 0.75)):
+    for student, assignment, seconds in (
+        ("s1", "01_tensors", 0.5),
+        ("s2", "01_tensors", 1.25),
+        ("s1", "02_dtype", 0.75),
+    ):
         folder = tmp_path / ".autograder" / "results" / student / assignment
         folder.mkdir(parents=True)
         record = {"student": student, "assignment": assignment, "timings": {"total_s": seconds}}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
+import torch  # noqa: F401 - the children fork from a process with torch loaded, as from the zygote
 
 from autograder import sandbox
 from autograder.sandbox import Limits
@@ -44,6 +44,7 @@ LAYERS = ("landlock", "namespaces", "uid", "rlimits", "fds")
 
 def _switch_off(layers: frozenset[str]) -> None:
     """Inside the forked worker: make `confine()` skip the given layers."""
+
     def fail(*_a, **_k):
         raise OSError(errno.EPERM, "switched off by the test")
 
@@ -72,7 +73,9 @@ def _read_all(fd: int, deadline: float) -> bytes:
     return data
 
 
-def run_confined(tmp_path: Path, probe, *args, limits: Limits = Limits(), off: set[str] = frozenset(), timeout: float = 120):
+def run_confined(
+    tmp_path: Path, probe, *args, limits: Limits = Limits(), off: set[str] = frozenset(), timeout: float = 120
+):
     """Fork a stand-in zygote that forks a worker; the worker confines itself and runs `probe(*args)`.
 
     Returns (the probe's JSON result or None, the zygote's report: whether it survived and how the
@@ -153,7 +156,12 @@ def _read_course(course: str) -> dict:
 @needs["landlock"]
 def test_course_folder_unreadable(tmp_path, course_dir):
     out, _ = run_confined(tmp_path, _read_course, str(course_dir))
-    assert out == {"source": "PermissionError", "gradebook": "PermissionError", "other": "PermissionError", "listing": "PermissionError"}
+    assert out == {
+        "source": "PermissionError",
+        "gradebook": "PermissionError",
+        "other": "PermissionError",
+        "listing": "PermissionError",
+    }
     control, _ = run_confined(tmp_path, _read_course, str(course_dir), off={"landlock"})
     assert control == {"source": "ok", "gradebook": "ok", "other": "ok", "listing": "ok"}
 
@@ -176,9 +184,16 @@ def test_writes_only_in_workdir(tmp_path):
     (target / "existing.txt").write_text("keep")
     (target / "existing.txt").chmod(0o666)
     out, _ = run_confined(tmp_path, _write_outside, str(target))
-    assert {k: v for k, v in out.items() if k != "home"} == {"create": "PermissionError", "overwrite": "PermissionError", "delete": "PermissionError", "symlink": "PermissionError"}
+    assert {k: v for k, v in out.items() if k != "home"} == {
+        "create": "PermissionError",
+        "overwrite": "PermissionError",
+        "delete": "PermissionError",
+        "symlink": "PermissionError",
+    }
     assert out["home"] == "ok"  # HOME is the private folder
-    assert sorted(p.name for p in target.iterdir()) == ["existing.txt"] and (target / "existing.txt").read_text() == "keep"
+    assert (
+        sorted(p.name for p in target.iterdir()) == ["existing.txt"] and (target / "existing.txt").read_text() == "keep"
+    )
     control, _ = run_confined(tmp_path, _write_outside, str(target), off={"landlock", "uid"})
     assert control["create"] == "ok" and control["overwrite"] == "ok", control
 
@@ -186,16 +201,25 @@ def test_writes_only_in_workdir(tmp_path):
 @needs["landlock"]
 def test_open_by_handle_cannot_bypass_paths(tmp_path, course_dir):
     """The root worker keeps CAP_DAC_READ_SEARCH when Python lives under /root; file handles still obey Landlock."""
+
     def probe(path: str) -> str:
         libc = ctypes.CDLL(None, use_errno=True)
 
         class Handle(ctypes.Structure):
-            _fields_ = [("handle_bytes", ctypes.c_uint), ("handle_type", ctypes.c_int), ("f_handle", ctypes.c_ubyte * 128)]
+            _fields_ = [
+                ("handle_bytes", ctypes.c_uint),
+                ("handle_type", ctypes.c_int),
+                ("f_handle", ctypes.c_ubyte * 128),
+            ]
 
         handle, mount_id = Handle(128, 0), ctypes.c_int()
         if libc.name_to_handle_at(-100, path.encode(), ctypes.byref(handle), ctypes.byref(mount_id), 0) != 0:
             return "no handle"
-        for mount in (".", sys.prefix, "/"):  # the scratch folder is a tmpfs: a handle needs a descriptor on the target's file system
+        for mount in (
+            ".",
+            sys.prefix,
+            "/",
+        ):  # the scratch folder is a tmpfs: a handle needs a descriptor on the target's file system
             try:
                 mount_fd = os.open(mount, os.O_RDONLY)
             except OSError:
@@ -231,7 +255,11 @@ def test_the_instructor_references_are_unreadable(tmp_path):
     """Hidden tests' references live outside what the sandbox may read, however the project is installed."""
     assert REFERENCES, "the instructor package is not installed"
     out, _ = run_confined(tmp_path, _read_references)
-    assert out["read"] == "PermissionError" and out["import"] in ("PermissionError", "ModuleNotFoundError", "ImportError"), out
+    assert out["read"] == "PermissionError" and out["import"] in (
+        "PermissionError",
+        "ModuleNotFoundError",
+        "ImportError",
+    ), out
     control, _ = run_confined(tmp_path, _read_references, off={"landlock"})
     assert control == {"import": "ok", "read": "ok"}
 
@@ -270,8 +298,15 @@ def _honest_work() -> dict:
 
 def test_honest_work_runs(tmp_path):
     out, report = run_confined(tmp_path, _honest_work)
-    assert out == {"torch": 83.0, "numpy": 2.5, "checks": "course.checks", "read_back": "hello",
-                   "tempfile_in_workdir": True, "home": True, "autograd": 0.0}
+    assert out == {
+        "torch": 83.0,
+        "numpy": 2.5,
+        "checks": "course.checks",
+        "read_back": "hello",
+        "tempfile_in_workdir": True,
+        "home": True,
+        "autograd": 0.0,
+    }
     assert report["alive"] and os.waitstatus_to_exitcode(report["status"]) == 0
 
 
@@ -292,16 +327,22 @@ def _connect(port: int) -> dict:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
             sock.sendto(b"x", ("10.255.255.1", 9))
 
-    return {"tcp": attempt(lambda: socket.create_connection(("127.0.0.1", port), timeout=5).close()), "udp": attempt(udp)}
+    return {
+        "tcp": attempt(lambda: socket.create_connection(("127.0.0.1", port), timeout=5).close()),
+        "udp": attempt(udp),
+    }
 
 
 @needs["namespaces"]
 @needs["tcp"]
-@pytest.mark.parametrize("off, blocked", [
-    (set(), {"tcp", "udp"}),
-    ({"namespaces"}, {"tcp"}),  # Landlock alone stops TCP
-    ({"landlock"}, {"tcp", "udp"}),  # the empty network namespace alone stops everything
-])
+@pytest.mark.parametrize(
+    "off, blocked",
+    [
+        (set(), {"tcp", "udp"}),
+        ({"namespaces"}, {"tcp"}),  # Landlock alone stops TCP
+        ({"landlock"}, {"tcp", "udp"}),  # the empty network namespace alone stops everything
+    ],
+)
 def test_no_network(tmp_path, listener, off, blocked):
     out, _ = run_confined(tmp_path, _connect, listener, off=off)
     assert {k for k, v in out.items() if v != "ok"} == blocked
@@ -332,12 +373,15 @@ def decoy():
     proc.wait()
 
 
-@pytest.mark.parametrize("off", [
-    pytest.param(set(), id="all-layers"),
-    pytest.param({"namespaces", "uid"}, id="landlock-scope-only", marks=needs["scope"]),
-    pytest.param({"landlock", "uid"}, id="pid-namespace-only", marks=needs["namespaces"]),
-    pytest.param({"landlock", "namespaces"}, id="private-uid-only", marks=needs["uid"]),
-])
+@pytest.mark.parametrize(
+    "off",
+    [
+        pytest.param(set(), id="all-layers"),
+        pytest.param({"namespaces", "uid"}, id="landlock-scope-only", marks=needs["scope"]),
+        pytest.param({"landlock", "uid"}, id="pid-namespace-only", marks=needs["namespaces"]),
+        pytest.param({"landlock", "namespaces"}, id="private-uid-only", marks=needs["uid"]),
+    ],
+)
 def test_cannot_signal_the_grader(tmp_path, decoy, off):
     out, report = run_confined(tmp_path, _kill_parent, decoy.pid, off=off)
     assert report["alive"], "the worker killed its zygote"
@@ -368,11 +412,18 @@ def _fork_storm(count: int) -> dict:
     return {"started": started, "error": None}
 
 
-@pytest.mark.parametrize("off", [
-    pytest.param(set(), id="all-layers"),
-    pytest.param({"namespaces"}, id="private-uid-only", marks=needs["uid"]),
-    pytest.param({"uid"}, id="user-namespace-only", marks=pytest.mark.skipif(os.geteuid() == 0, reason="RLIMIT_NPROC never applies to uid 0")),
-])
+@pytest.mark.parametrize(
+    "off",
+    [
+        pytest.param(set(), id="all-layers"),
+        pytest.param({"namespaces"}, id="private-uid-only", marks=needs["uid"]),
+        pytest.param(
+            {"uid"},
+            id="user-namespace-only",
+            marks=pytest.mark.skipif(os.geteuid() == 0, reason="RLIMIT_NPROC never applies to uid 0"),
+        ),
+    ],
+)
 def test_process_storm_capped(tmp_path, off):
     out, _ = run_confined(tmp_path, _fork_storm, 60, limits=Limits(max_processes=12), off=off)
     assert out["error"] == "EAGAIN" and out["started"] < 12
@@ -622,8 +673,15 @@ def test_require_accepts_this_machine_when_complete():
 
 
 def test_missing_mechanisms_names_each_gap():
-    full = {"landlock_fs": True, "landlock_tcp": True, "landlock_signal_scope": True, "namespaces": True,
-            "private_uid": False, "process_limit": True, "rlimits": True}
+    full = {
+        "landlock_fs": True,
+        "landlock_tcp": True,
+        "landlock_signal_scope": True,
+        "namespaces": True,
+        "private_uid": False,
+        "process_limit": True,
+        "rlimits": True,
+    }
     assert sandbox.missing_mechanisms(full) == []
     assert any("signal" in m for m in sandbox.missing_mechanisms(dict(full, landlock_signal_scope=False)))
     assert any("fork bomb" in m for m in sandbox.missing_mechanisms(dict(full, process_limit=False)))
@@ -728,8 +786,10 @@ print(data.decode())
 """
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv") or not Path("/usr/bin/python3").exists(),
-                    reason="needs root to start an unprivileged user, and a system python3")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv") or not Path("/usr/bin/python3").exists(),
+    reason="needs root to start an unprivileged user, and a system python3",
+)
 def test_unprivileged_grader_path(decoy):
     """The path real instructors take: no root, a user namespace per worker (system Python, stdlib only)."""
     tmp_path = Path(tempfile.mkdtemp(prefix="sandbox-unprivileged-"))
@@ -751,9 +811,25 @@ def _unprivileged(tmp_path: Path, decoy) -> None:
     work.mkdir()
     for path in [tmp_path, *tmp_path.rglob("*")]:
         path.chmod(0o777 if path.is_dir() else 0o666)
-    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", UNPRIVILEGED,
-                           str(tmp_path / "pkg"), str(work), str(secret), str(decoy.pid)],
-                          capture_output=True, text=True, cwd="/", timeout=120)
+    proc = subprocess.run(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "/usr/bin/python3",
+            "-c",
+            UNPRIVILEGED,
+            str(tmp_path / "pkg"),
+            str(work),
+            str(secret),
+            str(decoy.pid),
+        ],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        timeout=120,
+    )
     if "namespaces" in proc.stderr and "Operation not permitted" in proc.stderr:
         pytest.skip("unprivileged user namespaces are disabled here")
     assert proc.returncode == 0, proc.stderr
@@ -804,8 +880,17 @@ def test_confine_keeps_only_the_allowed_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_TOKEN", "secret-in-the-graders-environment")
     out, _ = run_confined(tmp_path, _environment)
     assert "FAKE_TOKEN" not in out["environ"]
-    assert set(out["environ"]) <= set(sandbox.ENV_ALLOWED) | {"HOME", "TMPDIR", "TMP", "TEMP", "IPYTHONDIR", "MPLCONFIGDIR",
-                                                              "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TORCH_HOME"}
+    assert set(out["environ"]) <= set(sandbox.ENV_ALLOWED) | {
+        "HOME",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        "IPYTHONDIR",
+        "MPLCONFIGDIR",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "TORCH_HOME",
+    }
 
 
 def test_the_zygote_starts_with_the_allow_list_only(monkeypatch):

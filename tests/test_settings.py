@@ -28,33 +28,50 @@ def test_every_setting_has_help_and_the_limits_defaults():
 
 
 def test_help_config_lists_every_setting_with_its_default():
-    done = subprocess.run([sys.executable, "-m", "autograder", "--help-config"], capture_output=True, text=True, cwd=ROOT, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "--help-config"], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     for key in settings.names():
         default = settings.Autograder.class_traits()[key].default()
         assert f"c.Autograder.{key} = {default!r}" in done.stdout, key
-    assert "--help-config" in subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True,
-                                             cwd=ROOT, check=True).stdout
+    assert (
+        "--help-config"
+        in subprocess.run(
+            [sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout
+    )
 
 
 def test_values_reach_the_limits_in_any_numeric_form(tmp_path):
-    root = course(tmp_path, 'c.Autograder.cell_timeout = 5\nc.Autograder.memory_limit_mb = 2048.0\nc.Autograder.max_feedback_mb = "7"\n'
-                            'c.Autograder.sandbox_environment = ["MY_VAR"]\nc.Autograder.cluster = "tls://s:8786"')
+    root = course(
+        tmp_path,
+        'c.Autograder.cell_timeout = 5\nc.Autograder.memory_limit_mb = 2048.0\nc.Autograder.max_feedback_mb = "7"\n'
+        'c.Autograder.sandbox_environment = ["MY_VAR"]\nc.Autograder.cluster = "tls://s:8786"',
+    )
     found = limits.read_limits(root)
     assert (found.cell_timeout, found.memory_mb, found.feedback_mb, found.output_kb) == (5.0, 2048, 7, Limits.output_kb)
     assert limits.read_environment(root) == ("MY_VAR",)
     assert settings.read(root).cluster == "tls://s:8786"
 
 
-@pytest.mark.parametrize("line, message", [
-    ("c.Autograder.cell_timout = 5", "c.Autograder.cell_timout is not a setting (did you mean cell_timeout?)"),
-    ('c.Autograder.cell_timeout = "soon"', "c.Autograder.cell_timeout must be a number, got 'soon'"),
-    ("c.Autograder.max_processes = 0", "c.Autograder.max_processes must be positive, got 0"),
-    ('c.Autograder.sandbox_environment = ["NOT A NAME"]', "must be a list of variable names"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("c.Autograder.cell_timout = 5", "c.Autograder.cell_timout is not a setting (did you mean cell_timeout?)"),
+        ('c.Autograder.cell_timeout = "soon"', "c.Autograder.cell_timeout must be a number, got 'soon'"),
+        ("c.Autograder.max_processes = 0", "c.Autograder.max_processes must be positive, got 0"),
+        ('c.Autograder.sandbox_environment = ["NOT A NAME"]', "must be a list of variable names"),
+    ],
+)
 def test_a_setting_the_grader_cannot_take_is_one_line(tmp_path, line, message):
     root = course(tmp_path, line)
     with pytest.raises(settings.SettingsError) as refused:
         settings.read(root)
     assert message in str(refused.value)
-    done = subprocess.run([sys.executable, "-m", "autograder", "--course-dir", str(root), "grade"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "--course-dir", str(root), "grade"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr

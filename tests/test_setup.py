@@ -54,8 +54,10 @@ def test_debian_npm_is_never_asked_for_beside_an_installed_node():
         pytest.skip("no Node.js here: setup then asks for Debian's nodejs and npm, which is right")
     request = system_packages().apt_request(bare=True)
     assert "npm" not in request and "nodejs" not in request
-    nodesource = "nodesource" in subprocess.run(["dpkg-query", "-W", "-f=${Version}", "nodejs"],
-                                                capture_output=True, text=True).stdout
+    nodesource = (
+        "nodesource"
+        in subprocess.run(["dpkg-query", "-W", "-f=${Version}", "nodejs"], capture_output=True, text=True).stdout
+    )
     if nodesource:
         # the request setup used to make: apt refuses it, which is what the check above guards against
         refused = simulate(request + ["nodejs", "npm"])

@@ -44,20 +44,35 @@ def _items() -> list[Item]:
     found = []
     for lesson in lessons():
         nb = nbformat.read(ROOT / "source" / lesson / f"{lesson}.ipynb", as_version=4)
-        tests = {c.metadata["nbgrader"]["grade_id"].removeprefix("test_"): c.source for c in nb.cells
-                 if c.get("metadata", {}).get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
+        tests = {
+            c.metadata["nbgrader"]["grade_id"].removeprefix("test_"): c.source
+            for c in nb.cells
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")
+        }
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if not meta.get("solution") or meta["grade_id"].startswith("answer_"):
                 continue
             code = _strip_regions(cell.source)
             namespace: dict[str, Any] = {}
-            definition = next(n for n in ast.parse(code).body
-                              if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == meta["grade_id"])
+            definition = next(
+                n
+                for n in ast.parse(code).body
+                if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == meta["grade_id"]
+            )
             args = definition.args if isinstance(definition, ast.FunctionDef) else _init_args(definition)
             exec(f"def {definition.name}({ast.unparse(args)}): pass", namespace)
             params = tuple(inspect.signature(namespace[meta["grade_id"]]).parameters.values())
-            found.append(Item(lesson, meta["grade_id"], params, code, tests[meta["grade_id"]], isinstance(definition, ast.ClassDef)))
+            found.append(
+                Item(
+                    lesson,
+                    meta["grade_id"],
+                    params,
+                    code,
+                    tests[meta["grade_id"]],
+                    isinstance(definition, ast.ClassDef),
+                )
+            )
     return found
 
 
@@ -65,10 +80,19 @@ def _init_args(definition: ast.ClassDef) -> ast.arguments:
     """A class's `__init__` arguments without `self` (none when it defines no `__init__`)."""
     init = next((n for n in definition.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     if init is None:
-        return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        return ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+        )
     args = init.args
-    return ast.arguments(posonlyargs=args.posonlyargs, args=args.args[1:], vararg=args.vararg, kwonlyargs=args.kwonlyargs,
-                         kw_defaults=args.kw_defaults, kwarg=args.kwarg, defaults=args.defaults)
+    return ast.arguments(
+        posonlyargs=args.posonlyargs,
+        args=args.args[1:],
+        vararg=args.vararg,
+        kwonlyargs=args.kwonlyargs,
+        kw_defaults=args.kw_defaults,
+        kwarg=args.kwarg,
+        defaults=args.defaults,
+    )
 
 
 def _public_callables(*, classes: bool = False) -> dict[str, Callable[..., Any]]:
@@ -91,7 +115,11 @@ def _fits(candidate: Callable[..., Any], params: tuple[inspect.Parameter, ...]) 
         signature = inspect.signature(candidate)
     except (TypeError, ValueError):
         return False
-    required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [
+        p
+        for p in params
+        if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     for count in {len(required), len(positional)}:
         try:

@@ -25,7 +25,14 @@ def test_an_item_gets_its_definitions_and_what_they_change():
 
 def test_code_the_item_does_not_use_stays_out():
     code = "\n".join(needed_code(CELLS, {"numpy_to_tensor_copy"}))
-    for absent in ("np.shares_memory", "sys.settrace", "torch.manual_seed", "describe_setup", "x = torch.zeros", "print("):
+    for absent in (
+        "np.shares_memory",
+        "sys.settrace",
+        "torch.manual_seed",
+        "describe_setup",
+        "x = torch.zeros",
+        "print(",
+    ):
         assert absent not in code, absent
 
 
@@ -36,7 +43,11 @@ def test_a_functions_parameters_are_its_own():
 
 
 def test_a_patch_of_a_module_the_item_uses_comes_along():
-    cells = ["import numpy as np", "np.shares_memory = lambda *a: False", "def f(a):\n    return np.shares_memory(a, a)"]
+    cells = [
+        "import numpy as np",
+        "np.shares_memory = lambda *a: False",
+        "def f(a):\n    return np.shares_memory(a, a)",
+    ]
     assert "np.shares_memory = lambda" in "\n".join(needed_code(cells, {"f"}))
 
 
@@ -47,8 +58,14 @@ def test_statements_keep_their_places():
 
 
 def test_statements_can_run_late_only_when_order_does_not_matter():
-    cells = ["import numpy as np\nimport torch", "def a(x):\n    return torch.zeros(1)", "LIMIT = 1", "def b(x):\n    return np.ones(LIMIT)",
-             "LIMIT = 2", "def c(x):\n    return LIMIT"]
+    cells = [
+        "import numpy as np\nimport torch",
+        "def a(x):\n    return torch.zeros(1)",
+        "LIMIT = 1",
+        "def b(x):\n    return np.ones(LIMIT)",
+        "LIMIT = 2",
+        "def c(x):\n    return LIMIT",
+    ]
     ran = needed_statements(cells, {"a"})
     later = [s for s in needed_statements(cells, {"b"}) if s not in ran]
     assert can_run_after(later, ran), "an import and a definition nothing later touches can run now"

@@ -41,9 +41,13 @@ def same_array(a: np.ndarray, b: np.ndarray) -> None:
 
 
 ARRAY_DTYPES = st.one_of(
-    hnp.boolean_dtypes(), hnp.integer_dtypes(endianness="="), hnp.unsigned_integer_dtypes(endianness="="),
-    hnp.floating_dtypes(endianness="="), hnp.complex_number_dtypes(endianness="="),
-    hnp.integer_dtypes(endianness=">"), hnp.floating_dtypes(endianness=">"),
+    hnp.boolean_dtypes(),
+    hnp.integer_dtypes(endianness="="),
+    hnp.unsigned_integer_dtypes(endianness="="),
+    hnp.floating_dtypes(endianness="="),
+    hnp.complex_number_dtypes(endianness="="),
+    hnp.integer_dtypes(endianness=">"),
+    hnp.floating_dtypes(endianness=">"),
 )
 
 
@@ -68,8 +72,20 @@ def test_arrays_keep_dtype_shape_strides_and_values(arr):
     same_array(arr, roundtrip(arr))
 
 
-TORCH_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16, torch.bfloat16,
-                torch.float32, torch.float64, torch.complex64, torch.complex128]
+TORCH_DTYPES = [
+    torch.bool,
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.float16,
+    torch.bfloat16,
+    torch.float32,
+    torch.float64,
+    torch.complex64,
+    torch.complex128,
+]
 
 
 @st.composite
@@ -97,7 +113,13 @@ def test_tensors_keep_layout_dtype_and_values(t):
     """Shape, strides, dtype and values cross; the storage is rebuilt from the bytes the view spans, nothing more."""
     got = roundtrip(t)
     assert type(got) is torch.Tensor
-    assert (got.dtype, got.shape, got.stride(), got.device, got.requires_grad) == (t.dtype, t.shape, t.stride(), t.device, t.requires_grad)
+    assert (got.dtype, got.shape, got.stride(), got.device, got.requires_grad) == (
+        t.dtype,
+        t.shape,
+        t.stride(),
+        t.device,
+        t.requires_grad,
+    )
     assert torch.equal(got.detach(), t.detach())
     _, span = wire._array_span(t.shape, t.stride(), 1)
     assert got.untyped_storage().nbytes() == span * t.element_size()
@@ -133,7 +155,11 @@ def test_tensor_subclass_crosses_as_a_plain_tensor():
 
 
 def test_plain_values_and_torch_scalars():
-    value = {"a": (1, -2**80, 2.5, float("nan"), float("-inf"), 3j, None, True, b"\x00\xff", [1, [2]]), 7: "int key", (1, "t"): 0}
+    value = {
+        "a": (1, -(2**80), 2.5, float("nan"), float("-inf"), 3j, None, True, b"\x00\xff", [1, [2]]),
+        7: "int key",
+        (1, "t"): 0,
+    }
     got = roundtrip(value)
     assert got.keys() == value.keys() and got["a"][:3] == value["a"][:3] and np.isnan(got["a"][3])
     assert got["a"][4:] == value["a"][4:] and got[7] == "int key"
@@ -169,16 +195,19 @@ def receive(data: bytes, caps=wire.DEFAULT_CAPS):
         return wire.Channel(b, caps=caps).recv(deadline=None)
 
 
-@pytest.mark.parametrize("data", [
-    frame(b'{"b": []}', magic=b"XX"),
-    frame(b'{"b": []}', version=2),
-    frame(b'{"b": [1]'),
-    frame(b'[1, 2]'),
-    frame(b'{"b": [-1]}'),
-    frame(b'{"b": ["3"]}'),
-    frame(b'{"x": NaN, "b": []}'),
-    frame(b'\xff\xfe{"b": []}'),
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        frame(b'{"b": []}', magic=b"XX"),
+        frame(b'{"b": []}', version=2),
+        frame(b'{"b": [1]'),
+        frame(b"[1, 2]"),
+        frame(b'{"b": [-1]}'),
+        frame(b'{"b": ["3"]}'),
+        frame(b'{"x": NaN, "b": []}'),
+        frame(b'\xff\xfe{"b": []}'),
+    ],
+)
 def test_malformed_frames_are_refused(data):
     with pytest.raises(wire.WireError):
         receive(data)
@@ -207,27 +236,58 @@ def test_deadline_ends_a_silent_read():
         wire.Channel(b).recv(deadline=time.monotonic() + 0.05)
 
 
-@pytest.mark.parametrize("node, buffers", [
-    ({"t": "pickle", "v": "gASV"}, []),
-    ({"t": "int", "v": 5}, []),
-    ({"t": "int", "v": "1e5"}, []),
-    ({"t": "float", "v": "nan()"}, []),
-    ({"t": "str", "v": "x", "extra": 1}, []),
-    ({"t": "dict", "k": [{"t": "list", "v": []}], "v": [{"t": "none"}]}, []),
-    ({"t": "ndarray", "dtype": "|O8", "shape": [1], "strides": [8], "offset": 0, "buf": 0}, [b"\0" * 8]),
-    ({"t": "ndarray", "dtype": "<f8", "shape": [4], "strides": [8], "offset": 0, "buf": 0}, [b"\0" * 8]),
-    ({"t": "ndarray", "dtype": "|b1", "shape": [1], "strides": [1], "offset": 0, "buf": 0}, [b"\x07"]),
-    ({"t": "ndarray", "dtype": "<f8", "shape": [2], "strides": [-8], "offset": 0, "buf": 0}, [b"\0" * 16]),
-    ({"t": "bytes", "buf": 3}, [b""]),
-    ({"t": "exc", "type": "a b", "msg": ""}, []),
-    ({"t": "device", "v": "cuda:0; rm -rf"}, []),
-    ({"t": "dtype", "v": "Tensor"}, []),
-    ({"t": "tensor", "dtype": "float32", "shape": [3], "stride": [1], "offset": 0, "device": "cpu", "requires_grad": False,
-      "is_leaf": True, "grad_fn": None, "grad": None, "buf": 0}, [b"\0" * 4]),
-    ({"t": "tensor", "dtype": "int64", "shape": [1], "stride": [1], "offset": 0, "device": "cpu", "requires_grad": True,
-      "is_leaf": True, "grad_fn": None, "grad": None, "buf": 0}, [b"\0" * 8]),
-    ({"t": "handle", "id": 1, "type": "x"}, []),
-])
+@pytest.mark.parametrize(
+    "node, buffers",
+    [
+        ({"t": "pickle", "v": "gASV"}, []),
+        ({"t": "int", "v": 5}, []),
+        ({"t": "int", "v": "1e5"}, []),
+        ({"t": "float", "v": "nan()"}, []),
+        ({"t": "str", "v": "x", "extra": 1}, []),
+        ({"t": "dict", "k": [{"t": "list", "v": []}], "v": [{"t": "none"}]}, []),
+        ({"t": "ndarray", "dtype": "|O8", "shape": [1], "strides": [8], "offset": 0, "buf": 0}, [b"\0" * 8]),
+        ({"t": "ndarray", "dtype": "<f8", "shape": [4], "strides": [8], "offset": 0, "buf": 0}, [b"\0" * 8]),
+        ({"t": "ndarray", "dtype": "|b1", "shape": [1], "strides": [1], "offset": 0, "buf": 0}, [b"\x07"]),
+        ({"t": "ndarray", "dtype": "<f8", "shape": [2], "strides": [-8], "offset": 0, "buf": 0}, [b"\0" * 16]),
+        ({"t": "bytes", "buf": 3}, [b""]),
+        ({"t": "exc", "type": "a b", "msg": ""}, []),
+        ({"t": "device", "v": "cuda:0; rm -rf"}, []),
+        ({"t": "dtype", "v": "Tensor"}, []),
+        (
+            {
+                "t": "tensor",
+                "dtype": "float32",
+                "shape": [3],
+                "stride": [1],
+                "offset": 0,
+                "device": "cpu",
+                "requires_grad": False,
+                "is_leaf": True,
+                "grad_fn": None,
+                "grad": None,
+                "buf": 0,
+            },
+            [b"\0" * 4],
+        ),
+        (
+            {
+                "t": "tensor",
+                "dtype": "int64",
+                "shape": [1],
+                "stride": [1],
+                "offset": 0,
+                "device": "cpu",
+                "requires_grad": True,
+                "is_leaf": True,
+                "grad_fn": None,
+                "grad": None,
+                "buf": 0,
+            },
+            [b"\0" * 8],
+        ),
+        ({"t": "handle", "id": 1, "type": "x"}, []),
+    ],
+)
 def test_malformed_values_are_refused(node, buffers):
     with pytest.raises(wire.WireError):
         wire.decode(node, buffers)
@@ -247,8 +307,22 @@ def test_deep_nesting_is_refused():
 
 
 def _tensor_node(offset: int, shape: list[int], stride: list[int], nbytes: int) -> tuple[dict, list[bytes]]:
-    return ({"t": "tensor", "dtype": "float32", "shape": shape, "stride": stride, "offset": offset, "device": "cpu",
-             "requires_grad": False, "is_leaf": True, "grad_fn": None, "grad": None, "buf": 0}, [b"\0" * nbytes])
+    return (
+        {
+            "t": "tensor",
+            "dtype": "float32",
+            "shape": shape,
+            "stride": stride,
+            "offset": offset,
+            "device": "cpu",
+            "requires_grad": False,
+            "is_leaf": True,
+            "grad_fn": None,
+            "grad": None,
+            "buf": 0,
+        },
+        [b"\0" * nbytes],
+    )
 
 
 def _rss() -> int:

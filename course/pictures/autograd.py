@@ -93,9 +93,14 @@ def _label(node: object, names: Mapping[str, torch.Tensor]) -> tuple[str, str]:
 def _box(ax, x: float, y: float, text: str, kind: str) -> None:
     ax.add_patch(
         patches.FancyBboxPatch(
-            (x - BOX_W / 2, y - BOX_H / 2), BOX_W, BOX_H,
-            boxstyle="round,pad=0.05", facecolor=COLOURS[kind], edgecolor="#555555",
-            linestyle="--" if kind == "none" else "-", lw=1.2,
+            (x - BOX_W / 2, y - BOX_H / 2),
+            BOX_W,
+            BOX_H,
+            boxstyle="round,pad=0.05",
+            facecolor=COLOURS[kind],
+            edgecolor="#555555",
+            linestyle="--" if kind == "none" else "-",
+            lw=1.2,
         )
     )
     ax.text(x, y, text, ha="center", va="center", fontsize=8.5, family="monospace")
@@ -126,9 +131,11 @@ def _layout(nodes: list[object], edges: list[tuple[object, object]], depth: dict
     slot: dict[int, int] = {}
     for row in sorted(rows):
         if row > 0:
+
             def centre(node: object) -> float:
                 above = [slot[id(p)] for p in parents.get(id(node), []) if id(p) in slot]
                 return sum(above) / len(above) if above else 0.0
+
             rows[row].sort(key=centre)
         for i, node in enumerate(rows[row]):
             slot[id(node)] = i
@@ -144,11 +151,15 @@ def _draw_chain(ax, points: list[tuple[float, float]], shift: float) -> None:
     if len(points) > 2:
         ax.plot(xs[:-1], ys[:-1], color="#333333", lw=1.2)
     ax.add_patch(
-        patches.FancyArrowPatch((xs[-2], ys[-2]), (xs[-1], ys[-1]), arrowstyle="-|>", mutation_scale=12, lw=1.2, color="#333333")
+        patches.FancyArrowPatch(
+            (xs[-2], ys[-2]), (xs[-1], ys[-1]), arrowstyle="-|>", mutation_scale=12, lw=1.2, color="#333333"
+        )
     )
 
 
-def draw_graph(root: torch.Tensor, names: Mapping[str, torch.Tensor] | None = None, *, title: str | None = None) -> Figure:
+def draw_graph(
+    root: torch.Tensor, names: Mapping[str, torch.Tensor] | None = None, *, title: str | None = None
+) -> Figure:
     """The graph that `root.backward()` would walk: one box per node, arrows along next_functions.
 
     The top box is `root` itself; below it `root.grad_fn`, and below each node the nodes in its
@@ -213,8 +224,14 @@ def draw_tangent(f: Callable[[torch.Tensor], torch.Tensor], x0: float, slope: fl
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
     ax.plot(xs.numpy(), ys.numpy(), color="#1f77b4", lw=2, label="f(x)")
     near = torch.linspace(x0 - span / 2, x0 + span / 2, 2, dtype=torch.float64)
-    ax.plot(near.numpy(), (y0 + slope * (near - x0)).numpy(), color="#d62728", lw=1.5, ls="--",
-            label=f"line with slope {slope:.4g}")
+    ax.plot(
+        near.numpy(),
+        (y0 + slope * (near - x0)).numpy(),
+        color="#d62728",
+        lw=1.5,
+        ls="--",
+        label=f"line with slope {slope:.4g}",
+    )
     ax.plot([x0], [y0], "o", color="black")
     ax.annotate(f"x = {x0:g}", (x0, y0), textcoords="offset points", xytext=(8, -14), fontsize=9)
     ax.set_xlabel("x")

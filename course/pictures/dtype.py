@@ -53,7 +53,9 @@ def dtype_rows(dtypes=tuple(TYPICAL_USE)) -> list[list[str]]:
     rows = []
     for dtype in dtypes:
         size = torch.empty((), dtype=dtype).element_size()
-        rows.append([str(dtype).removeprefix("torch."), str(size), range_and_precision(dtype), TYPICAL_USE.get(dtype, "")])
+        rows.append(
+            [str(dtype).removeprefix("torch."), str(size), range_and_precision(dtype), TYPICAL_USE.get(dtype, "")]
+        )
     return rows
 
 

@@ -66,12 +66,27 @@ def mask_selection(mask: Sequence[Sequence[bool]], *, trailing: int = 0) -> Figu
         for d in range(depth):
             text = f"x[{r},{c}]" if not trailing else f"x[{r},{c},{d}]"
             _box(ax, left + d, height - 1 - i, text, _RESULT, size=6)
-    ax.add_patch(patches.FancyArrowPatch((cols + 0.2, height / 2), (left - 0.3, height / 2), arrowstyle="-|>",
-                                 mutation_scale=14, lw=1.4, color="#555555"))
+    ax.add_patch(
+        patches.FancyArrowPatch(
+            (cols + 0.2, height / 2),
+            (left - 0.3, height / 2),
+            arrowstyle="-|>",
+            mutation_scale=14,
+            lw=1.4,
+            color="#555555",
+        )
+    )
     result = f"({len(order)},)" if not trailing else f"({len(order)}, {trailing})"
     ax.text(left, height + 0.4, f"x[mask]: {result}", ha="left", va="center", fontsize=10)
-    ax.text(0, -0.5, "True cells numbered in the order x[mask] lists them: row by row", ha="left", va="center",
-            fontsize=9, style="italic")
+    ax.text(
+        0,
+        -0.5,
+        "True cells numbered in the order x[mask] lists them: row by row",
+        ha="left",
+        va="center",
+        fontsize=9,
+        style="italic",
+    )
     ax.set_xlim(-0.3, width)
     ax.set_ylim(-0.9, height + 0.8)
     ax.set_aspect("equal")
@@ -105,13 +120,35 @@ def gather_picture(index: Sequence[Sequence[int]], num_cols: int) -> Figure:
             _box(ax, c, y, label, _CHOSEN if landed else _PLAIN, size=7)
         for j, v in enumerate(row):
             _box(ax, num_cols + gap + j, y, f"x[{r},{v}]", _RESULT, size=7)
-    ax.add_patch(patches.FancyArrowPatch((num_cols + 0.2, rows / 2), (num_cols + gap - 0.3, rows / 2), arrowstyle="-|>",
-                                 mutation_scale=14, lw=1.4, color="#555555"))
+    ax.add_patch(
+        patches.FancyArrowPatch(
+            (num_cols + 0.2, rows / 2),
+            (num_cols + gap - 0.3, rows / 2),
+            arrowstyle="-|>",
+            mutation_scale=14,
+            lw=1.4,
+            color="#555555",
+        )
+    )
     ax.text(0, rows + 0.4, f"x: shape ({rows}, {num_cols})", ha="left", va="center", fontsize=10, family="monospace")
-    ax.text(num_cols + gap, rows + 0.4, f"x.gather(1, index): shape ({rows}, {k})", ha="left", va="center", fontsize=10,
-            family="monospace")
-    ax.text(0, -0.5, "out[i][j] = x[i][index[i][j]]: each row picks its own columns", ha="left", va="center",
-            fontsize=9, style="italic")
+    ax.text(
+        num_cols + gap,
+        rows + 0.4,
+        f"x.gather(1, index): shape ({rows}, {k})",
+        ha="left",
+        va="center",
+        fontsize=10,
+        family="monospace",
+    )
+    ax.text(
+        0,
+        -0.5,
+        "out[i][j] = x[i][index[i][j]]: each row picks its own columns",
+        ha="left",
+        va="center",
+        fontsize=9,
+        style="italic",
+    )
     ax.set_xlim(-0.3, num_cols + gap + k + 0.3)
     ax.set_ylim(-0.9, rows + 0.8)
     ax.set_aspect("equal")
@@ -143,9 +180,15 @@ def timing_curves(sizes: Sequence[int], seconds: Mapping[str, Sequence[float]], 
     slowest, fastest = max(last, key=last.get), min(last, key=last.get)
     if slowest != fastest:
         ratio = last[slowest] / last[fastest]
-        ax.annotate(f"{ratio:,.0f}x the fastest" if ratio >= 10 else f"{ratio:.1f}x the fastest",
-                    xy=(sizes[-1], last[slowest] * 1e6), xytext=(-8, 0), textcoords="offset points", ha="right",
-                    va="center", fontsize=10)
+        ax.annotate(
+            f"{ratio:,.0f}x the fastest" if ratio >= 10 else f"{ratio:.1f}x the fastest",
+            xy=(sizes[-1], last[slowest] * 1e6),
+            xytext=(-8, 0),
+            textcoords="offset points",
+            ha="right",
+            va="center",
+            fontsize=10,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):  # plain numbers on the ticks: quicker to draw than powers of ten

@@ -38,8 +38,9 @@ def _label(index: tuple[int, ...]) -> str:
     return ",".join(str(i) for i in index) if index else "()"
 
 
-def storage_window(shape: Sequence[int], stride: Sequence[int], offset: int = 0, *, storage_size: int | None = None,
-                   name: str = "x") -> Figure:
+def storage_window(
+    shape: Sequence[int], stride: Sequence[int], offset: int = 0, *, storage_size: int | None = None, name: str = "x"
+) -> Figure:
     """The storage as a row of numbered cells, the cells the tensor reads coloured and labelled with its index.
 
     Blue cells are read by one element, orange ones by several (a stride of 0, as `expand` makes);
@@ -72,8 +73,12 @@ def storage_window(shape: Sequence[int], stride: Sequence[int], offset: int = 0,
             colour = _ARROWS[row % len(_ARROWS)]
             end = start + stride[d]
             if stride[d]:
-                ax.annotate("", xy=(end, 1.02), xytext=(start, height),
-                            arrowprops={"arrowstyle": "->", "color": colour, "connectionstyle": "angle,angleA=0,angleB=90"})
+                ax.annotate(
+                    "",
+                    xy=(end, 1.02),
+                    xytext=(start, height),
+                    arrowprops={"arrowstyle": "->", "color": colour, "connectionstyle": "angle,angleA=0,angleB=90"},
+                )
             note = f"dim {d}: +{stride[d]}" + (" (expanded: no step)" if stride[d] == 0 else "")
             ax.text(max(start, end) + 0.15, height, note, va="center", fontsize=8, color=colour)
     if offset:

@@ -19,8 +19,11 @@ CHANGED_COLOUR = "#ffd966"
 
 
 def _name_box(ax, x: float, y: float, text: str, colour: str) -> None:
-    ax.add_patch(patches.FancyBboxPatch((x - 0.17, y - 0.05), 0.34, 0.1, boxstyle="round,pad=0.01",
-                                facecolor=colour, edgecolor="#555555"))
+    ax.add_patch(
+        patches.FancyBboxPatch(
+            (x - 0.17, y - 0.05), 0.34, 0.1, boxstyle="round,pad=0.01", facecolor=colour, edgecolor="#555555"
+        )
+    )
     ax.text(x, y, text, ha="center", va="center", fontsize=9, family="monospace")
 
 
@@ -37,7 +40,9 @@ def _buffer(ax, x: float, y: float, values: Sequence[float], changed: int | None
 
 
 def _arrow(ax, start: tuple[float, float], end: tuple[float, float]) -> None:
-    ax.add_patch(patches.FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, linewidth=1.4, color="#444444"))
+    ax.add_patch(
+        patches.FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, linewidth=1.4, color="#444444")
+    )
 
 
 def shared_and_copied(values: Sequence[float] = (1.0, 2.0, 3.0), write: tuple[int, float] | None = None) -> Figure:
@@ -74,8 +79,13 @@ def shared_and_copied(values: Sequence[float] = (1.0, 2.0, 3.0), write: tuple[in
     _arrow(right, (0.75, 0.74), (theirs[0], theirs[1] + 0.06))
     if write is not None:
         index, value = write
-        fig.text(0.5, 0.02, f"after a[{index}] = {value:g}: the left t sees it, the right t does not",
-                 ha="center", fontsize=10)
+        fig.text(
+            0.5,
+            0.02,
+            f"after a[{index}] = {value:g}: the left t sees it, the right t does not",
+            ha="center",
+            fontsize=10,
+        )
     plt.close(fig)
     return fig
 
@@ -88,16 +98,20 @@ def show_channels_last(images: np.ndarray, *, titles: Sequence[str] | None = Non
     forgotten clip shows up as an error instead of as washed-out colours.
     """
     if not isinstance(images, np.ndarray):
-        raise TypeError(f"expected a NumPy array (N, H, W, C), got a {type(images).__module__}.{type(images).__name__}: "
-                        "convert tensors with .detach().cpu().numpy() first")
+        raise TypeError(
+            f"expected a NumPy array (N, H, W, C), got a {type(images).__module__}.{type(images).__name__}: "
+            "convert tensors with .detach().cpu().numpy() first"
+        )
     if images.ndim != 4 or images.shape[-1] not in (1, 3):
         raise ValueError(f"expected shape (N, H, W, C) with C = 1 or 3 (channels last), got {images.shape}")
     if images.dtype == np.uint8:
         pictures = images.astype(np.float32) / 255
     elif images.dtype.kind == "f":
         if images.size and not (np.nanmin(images) >= 0 and np.nanmax(images) <= 1):
-            raise ValueError(f"float images must lie in [0, 1], found values from {np.nanmin(images):g} to "
-                             f"{np.nanmax(images):g}: clip them first")
+            raise ValueError(
+                f"float images must lie in [0, 1], found values from {np.nanmin(images):g} to "
+                f"{np.nanmax(images):g}: clip them first"
+            )
         pictures = images
     else:
         raise ValueError(f"expected uint8 or float images, got dtype {images.dtype}")

@@ -62,7 +62,9 @@ def _columns(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[list[int],
     return sizes, notes
 
 
-def broadcast_alignment(shape_a: Sequence[int], shape_b: Sequence[int], *, names: tuple[str, str] = ("a", "b")) -> Figure:
+def broadcast_alignment(
+    shape_a: Sequence[int], shape_b: Sequence[int], *, names: tuple[str, str] = ("a", "b")
+) -> Figure:
     """Two shapes written right-aligned, one box per dimension, and the shape of `a + b` under them.
 
     Grey dashed boxes are dimensions a shape lacks (they count as 1), orange boxes are size-1
@@ -93,8 +95,15 @@ def broadcast_alignment(shape_a: Sequence[int], shape_b: Sequence[int], *, names
             else:
                 face, text = _PLAIN, str(size)
             ax.add_patch(patches.Rectangle((col, y), 0.9, 0.8, facecolor=face, edgecolor="black", linestyle=style))
-            ax.text(col + 0.45, y + 0.4, text, ha="center", va="center", fontsize=11,
-                    color="dimgrey" if size is None else "black")
+            ax.text(
+                col + 0.45,
+                y + 0.4,
+                text,
+                ha="center",
+                va="center",
+                fontsize=11,
+                color="dimgrey" if size is None else "black",
+            )
     ax.plot([-0.1, ndim], [0.9, 0.9], color="black", linewidth=1)
     ax.text(-0.3, 0.4, f"{names[0]} + {names[1]}", ha="right", va="center", fontsize=12, family="monospace")
     for col, note in enumerate(notes):
@@ -140,30 +149,53 @@ def memory_order(rows: int = 2, cols: int = 3) -> Figure:
         for i, line in enumerate(grid):
             for j, value in enumerate(line):
                 visit[value] = len(visit)
-                ax.add_patch(patches.Rectangle((j, base + height - 1 - i), 0.95, 0.95, facecolor=_PLAIN, edgecolor="black"))
+                ax.add_patch(
+                    patches.Rectangle((j, base + height - 1 - i), 0.95, 0.95, facecolor=_PLAIN, edgecolor="black")
+                )
                 ax.text(j + 0.47, base + height - 1 - i + 0.47, str(value), ha="center", va="center", fontsize=12)
-        ax.text(0, top + 0.35, f"{name}: shape {shape}, stride {stride}", ha="left", va="center", fontsize=11,
-                family="monospace")
+        ax.text(
+            0,
+            top + 0.35,
+            f"{name}: shape {shape}, stride {stride}",
+            ha="left",
+            va="center",
+            fontsize=11,
+            family="monospace",
+        )
         in_order = all(visit[k] == k for k in range(n))
         left = side + gap
         strip_y = base + height / 2 - 0.5
         for slot in range(n):
-            ax.add_patch(patches.Rectangle((left + slot, strip_y), 0.95, 0.95, facecolor=_RESULT if in_order else _STRETCHED,
-                                   edgecolor="black"))
+            ax.add_patch(
+                patches.Rectangle(
+                    (left + slot, strip_y), 0.95, 0.95, facecolor=_RESULT if in_order else _STRETCHED, edgecolor="black"
+                )
+            )
             ax.text(left + slot + 0.47, strip_y + 0.47, str(slot), ha="center", va="center", fontsize=12)
             ax.text(left + slot + 0.47, strip_y - 0.3, f"read #{visit[slot] + 1}", ha="center", va="center", fontsize=8)
         order = sorted(range(n), key=lambda s: visit[s])
         for first, second in zip(order, order[1:]):
             bend = 0.0 if second == first + 1 else (-0.4 if second > first else -0.25)
-            ax.add_patch(patches.FancyArrowPatch((left + first + 0.6, strip_y + 1.0), (left + second + 0.35, strip_y + 1.0),
-                                         arrowstyle="->", connectionstyle=f"arc3,rad={bend}", mutation_scale=10,
-                                         color="#555555"))
-        word = "contiguous: reading row by row walks memory in order" if in_order else (
-            "not contiguous: reading row by row jumps around memory")
+            ax.add_patch(
+                patches.FancyArrowPatch(
+                    (left + first + 0.6, strip_y + 1.0),
+                    (left + second + 0.35, strip_y + 1.0),
+                    arrowstyle="->",
+                    connectionstyle=f"arc3,rad={bend}",
+                    mutation_scale=10,
+                    color="#555555",
+                )
+            )
+        word = (
+            "contiguous: reading row by row walks memory in order"
+            if in_order
+            else ("not contiguous: reading row by row jumps around memory")
+        )
         ax.text(left, strip_y - 0.85, word, ha="left", va="center", fontsize=9, style="italic")
         top = base - 1.5
-    ax.text(side + gap, 2 * side + 3.75, "memory (one strip, shared by x and x.t())", ha="left", va="center",
-            fontsize=11)
+    ax.text(
+        side + gap, 2 * side + 3.75, "memory (one strip, shared by x and x.t())", ha="left", va="center", fontsize=11
+    )
     ax.set_xlim(-0.2, side + gap + n + 0.2)
     ax.set_ylim(top + 0.3, 2 * side + 4.1)
     ax.set_aspect("equal")
@@ -190,14 +222,19 @@ def patch_grid(height: int = 4, width: int = 6, p: int = 2) -> Figure:
         for c in range(width):
             patch = (r // p) * per_row + c // p
             y = height - 1 - r
-            ax.add_patch(patches.Rectangle((c, y), 1, 1, facecolor=_PATCH_COLOURS[patch % len(_PATCH_COLOURS)], edgecolor="#888888"))
+            ax.add_patch(
+                patches.Rectangle(
+                    (c, y), 1, 1, facecolor=_PATCH_COLOURS[patch % len(_PATCH_COLOURS)], edgecolor="#888888"
+                )
+            )
             ax.text(c + 0.5, y + 0.45, str(r * width + c), ha="center", va="center", fontsize=11)
     for i in range(height // p):
         for j in range(per_row):
             left, top = j * p, height - i * p
             ax.add_patch(patches.Rectangle((left, top - p), p, p, fill=False, edgecolor="black", linewidth=2))
-            ax.text(left + 0.08, top - 0.12, f"patch {i * per_row + j}", ha="left", va="top", fontsize=7,
-                    color="#333333")
+            ax.text(
+                left + 0.08, top - 0.12, f"patch {i * per_row + j}", ha="left", va="top", fontsize=7, color="#333333"
+            )
     ax.set_title(f"a {height}x{width} image cut into {p}x{p} patches, numbered row by row", fontsize=11)
     ax.set_xlim(-0.1, width + 0.1)
     ax.set_ylim(-0.1, height + 0.1)

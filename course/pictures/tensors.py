@@ -65,7 +65,9 @@ def batch_layout(batch: int = 2, channels: int = 3, height: int = 4, width: int 
         _stack(ax, x0, 0.0, channels, height, width, mark=mark[1:] if mark is not None and mark[0] == b else None)
         ax.text(x0 + image_w / 2, -height - 2.3, f"x[{b}]: image {b}", ha="center", va="top", fontsize=10)
     _arrow(ax, (-0.5, 0), (-0.5, -height), f"dim 2\nheight\n= {height}", text_at=(-0.8, -height / 2), ha="right")
-    _arrow(ax, (0, -height - 0.5), (width, -height - 0.5), f"dim 3: width = {width}", text_at=(width / 2, -height - 1.2))
+    _arrow(
+        ax, (0, -height - 0.5), (width, -height - 0.5), f"dim 3: width = {width}", text_at=(width / 2, -height - 1.2)
+    )
     if channels > 1:
         start = (width + 0.25, -height + 0.1)
         end = (width + 0.25 + (channels - 1) * dx, -height + 0.1 + depth)
@@ -73,7 +75,9 @@ def batch_layout(batch: int = 2, channels: int = 3, height: int = 4, width: int 
     brace_y = -height - 3.4
     ax.plot([0, 0, right, right], [brace_y + 0.3, brace_y, brace_y, brace_y + 0.3], color="black", lw=1.2)
     ax.text(right / 2, brace_y - 0.4, f"dim 0: batch = {batch}", ha="center", va="top", fontsize=11, weight="bold")
-    title = f"A tensor of shape ({batch}, {channels}, {height}, {width}) holds {batch * channels * height * width} numbers"
+    title = (
+        f"A tensor of shape ({batch}, {channels}, {height}, {width}) holds {batch * channels * height * width} numbers"
+    )
     if channels == 3:
         title += "\nchannel planes, front to back: 0 = red, 1 = green, 2 = blue"
     if mark is not None:
@@ -96,8 +100,20 @@ def rank_ladder() -> Figure:
     panels = [
         (0.0, 1, "rank 0: a scalar", "shape ()\none number,\nsuch as a loss", lambda x: _plane(ax, x, 0, 1, 1, grey)),
         (4.0, 4, "rank 1: a vector", "shape (4,)\nthe features of one sample", lambda x: _plane(ax, x, 0, 1, 4, grey)),
-        (11.0, 4, "rank 2: a matrix", "shape (3, 4)\na grey image, or a batch\nof feature vectors", lambda x: _plane(ax, x, 0, 3, 4, grey)),
-        (18.0, 4 + 2 * dx, "rank 3: one colour image", "shape (3, 3, 4)\n(channels, height, width)", lambda x: _stack(ax, x, 0, 3, 3, 4)),
+        (
+            11.0,
+            4,
+            "rank 2: a matrix",
+            "shape (3, 4)\na grey image, or a batch\nof feature vectors",
+            lambda x: _plane(ax, x, 0, 3, 4, grey),
+        ),
+        (
+            18.0,
+            4 + 2 * dx,
+            "rank 3: one colour image",
+            "shape (3, 3, 4)\n(channels, height, width)",
+            lambda x: _stack(ax, x, 0, 3, 3, 4),
+        ),
         (
             26.0,
             2 * (4 + 2 * dx) + 1.5,

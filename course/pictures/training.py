@@ -70,14 +70,31 @@ def training_step_diagram() -> Figure:
     width, gap = 2.3, 0.35
     for index, (code, meaning) in enumerate(STAGES):
         x = index * (width + gap)
-        ax.add_patch(patches.FancyBboxPatch((x, 0.9), width, 0.8, boxstyle="round,pad=0.05", facecolor="#cfe2f3", edgecolor="#3d6a99"))
+        ax.add_patch(
+            patches.FancyBboxPatch(
+                (x, 0.9), width, 0.8, boxstyle="round,pad=0.05", facecolor="#cfe2f3", edgecolor="#3d6a99"
+            )
+        )
         ax.text(x + width / 2, 1.3, code, ha="center", va="center", fontsize=7, family="monospace")
         ax.text(x + width / 2, 0.45, meaning, ha="center", va="center", fontsize=8)
         ax.text(x + 0.08, 1.62, str(index + 1), ha="left", va="center", fontsize=8, color="#3d6a99", weight="bold")
         if index < len(STAGES) - 1:
-            ax.add_patch(patches.FancyArrowPatch((x + width + 0.04, 1.3), (x + width + gap - 0.04, 1.3), arrowstyle="-|>", mutation_scale=12))
+            ax.add_patch(
+                patches.FancyArrowPatch(
+                    (x + width + 0.04, 1.3), (x + width + gap - 0.04, 1.3), arrowstyle="-|>", mutation_scale=12
+                )
+            )
     total = len(STAGES) * width + (len(STAGES) - 1) * gap
-    ax.add_patch(patches.FancyArrowPatch((total - width / 2, 1.75), (width / 2, 1.75), connectionstyle="arc3,rad=0.12", arrowstyle="-|>", mutation_scale=12, color="gray"))
+    ax.add_patch(
+        patches.FancyArrowPatch(
+            (total - width / 2, 1.75),
+            (width / 2, 1.75),
+            connectionstyle="arc3,rad=0.12",
+            arrowstyle="-|>",
+            mutation_scale=12,
+            color="gray",
+        )
+    )
     ax.text(total / 2, 2.25, "next batch", ha="center", va="center", fontsize=8, color="gray")
     ax.set_xlim(-0.2, total + 0.2)
     ax.set_ylim(0.1, 2.45)
@@ -106,7 +123,9 @@ def plot_loss_curve(
     window = max(1, len(losses) // 20)
     if len(losses) >= window > 1:
         smooth = torch.tensor(losses).unfold(0, window, 1).mean(dim=1).tolist()
-        ax.plot(range(window, len(losses) + 1), smooth, color="tab:blue", linewidth=2.2, label=f"mean of {window} steps")
+        ax.plot(
+            range(window, len(losses) + 1), smooth, color="tab:blue", linewidth=2.2, label=f"mean of {window} steps"
+        )
     ax.set_xlabel("step (one batch, one update)")
     ax.set_ylabel("loss", color="tab:blue")
     ax.set_ylim(bottom=0)

@@ -174,5 +174,7 @@ def check_received(evidence: list[dict], args: tuple, kwargs: dict) -> None:
     if not evidence or evidence[0].get("local"):
         return
     received, mine = evidence[0]["value"], Snapshots()
-    if not same(received.get("args"), mine.snap(tuple(args))) or not same(received.get("kwargs"), mine.snap(dict(kwargs))):
+    if not same(received.get("args"), mine.snap(tuple(args))) or not same(
+        received.get("kwargs"), mine.snap(dict(kwargs))
+    ):
         raise EvidenceError("the probe's steps did not receive the arguments the test passed")

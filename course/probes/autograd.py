@@ -203,7 +203,9 @@ def predict_probe(
         torch.set_grad_enabled(mode)
 
 
-def _predict_model(seed: int, in_features: int, out_features: int, hidden: int, x: torch.Tensor, preset_grads: bool) -> nn.Module:
+def _predict_model(
+    seed: int, in_features: int, out_features: int, hidden: int, x: torch.Tensor, preset_grads: bool
+) -> nn.Module:
     built = build_model(seed, in_features, out_features, hidden, device=x.device, dtype=x.dtype)
     for p in built.parameters() if preset_grads else ():
         p.grad = torch.full_like(p, 0.25)
@@ -220,8 +222,16 @@ def _grads(tensors: list) -> list:
 
 
 @predict_probe.reading
-def _(evidence: list, predict: Any, seed: int, in_features: int, out_features: int, x: torch.Tensor, hidden: int = 0,
-      preset_grads: bool = False) -> dict[str, Any]:
+def _(
+    evidence: list,
+    predict: Any,
+    seed: int,
+    in_features: int,
+    out_features: int,
+    x: torch.Tensor,
+    hidden: int = 0,
+    preset_grads: bool = False,
+) -> dict[str, Any]:
     before, after = expect(evidence, 2)
     own = _predict_model(seed, in_features, out_features, hidden, x.detach(), preset_grads)
     check_built(evidence, lambda: same(_values(list(own.parameters())), _values(before["params"])), "model")
@@ -240,8 +250,19 @@ _ENGINE = torch.autograd.Variable._execution_engine
 _RUN_BACKWARD = type(_ENGINE).run_backward  # the C engine, bound before any notebook code exists
 
 
-def _vector_jacobian_product(out: Any, x: Any, v: Any, *, _run=_RUN_BACKWARD, _engine=_ENGINE, _type=type, _tensor=torch.Tensor,
-                             _meta=tensor_meta, _name=type_name, _str=str) -> tuple[Any, str | None]:
+def _vector_jacobian_product(
+    out: Any,
+    x: Any,
+    v: Any,
+    *,
+    _run=_RUN_BACKWARD,
+    _engine=_ENGINE,
+    _type=type,
+    _tensor=torch.Tensor,
+    _meta=tensor_meta,
+    _name=type_name,
+    _str=str,
+) -> tuple[Any, str | None]:
     """(the gradient at x of out with the output gradient v, None), or (None, why there is none).
 
     The C engine is called directly, so a notebook that patches `torch.autograd` cannot change what
@@ -252,7 +273,10 @@ def _vector_jacobian_product(out: Any, x: Any, v: Any, *, _run=_RUN_BACKWARD, _e
     found, wanted = _meta(out), _meta(v)
     for key in ("shape", "dtype", "device"):
         if found[key] != wanted[key]:
-            return None, f"backward was not run: the result's {key} is {found[key]}, not {wanted[key]} like the output gradient's"
+            return (
+                None,
+                f"backward was not run: the result's {key} is {found[key]}, not {wanted[key]} like the output gradient's",
+            )
     try:
         (grad,) = _run(_engine, (out,), (v,), False, False, (x,), False, False)
     except Exception as exc:  # the student's graph may fail in any way: that is the finding
@@ -358,8 +382,14 @@ def _(evidence: list, freeze: Any, seed: int, sizes: list[int], **options: Any) 
     own = build_stack(seed, sizes, **options)
     names = [name for name, _ in own.named_parameters()]
     flags = [p.requires_grad for p in own.parameters()]
-    check_built(evidence, lambda: same(_values(list(own.parameters())), _values(before["params"]))
-                and flags == [p.requires_grad for p in before["params"]], "model")
+    check_built(
+        evidence,
+        lambda: (
+            same(_values(list(own.parameters())), _values(before["params"]))
+            and flags == [p.requires_grad for p in before["params"]]
+        ),
+        "model",
+    )
     return {
         "result": after["output"],
         "names": names,

@@ -28,7 +28,9 @@ def returned(snaps: Any, result: Any) -> dict:
 def changed_arguments(before: dict, after: dict) -> list[str]:
     """Names ("arg 0", or the keyword) of the arguments whose snapshots differ."""
     names = [f"arg {i}" for i, (a, b) in enumerate(zip(before["args"], after["args"])) if not same(a, b)]
-    return names + [k for k in before["kwargs"] if not same(before["kwargs"][k], after["kwargs"].get(k, Opaque("missing")))]
+    return names + [
+        k for k in before["kwargs"] if not same(before["kwargs"][k], after["kwargs"].get(k, Opaque("missing")))
+    ]
 
 
 @probe
@@ -59,8 +61,14 @@ def sharing(snaps: Any, result: Any, source: Any) -> dict:
     after = snaps.snap(result)
     written = snaps.snap(source)
     snaps.restore(source, saved)
-    return {"result": found, "after": after, "written": written, "wrote": saved is not None,
-            "result_span": result_span, "source_span": source_span}
+    return {
+        "result": found,
+        "after": after,
+        "written": written,
+        "wrote": saved is not None,
+        "result_span": result_span,
+        "source_span": source_span,
+    }
 
 
 @probe

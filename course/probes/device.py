@@ -20,7 +20,9 @@ def _simulated(available: bool) -> dict[tuple[Any, str], Any]:
     if accelerator is not None:
         answers[(accelerator, "is_available")] = lambda: bool(available)
         answers[(accelerator, "device_count")] = lambda: 1 if available else 0
-        answers[(accelerator, "current_accelerator")] = lambda check_available=False: torch.device("cuda") if available else None
+        answers[(accelerator, "current_accelerator")] = lambda check_available=False: (
+            torch.device("cuda") if available else None
+        )
     return {key: value for key, value in answers.items() if hasattr(*key)}
 
 

@@ -27,8 +27,25 @@ import torch
 TensorBase = torch._C.TensorBase  # the tensor class's own descriptors, out of reach of a subclass's overrides
 TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 SCALAR_TYPES = (type(None), bool, int, float, complex, str, bytes)
-NUMPY_SCALARS = {t: np.dtype(t).str for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                                              np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128)}
+NUMPY_SCALARS = {
+    t: np.dtype(t).str
+    for t in (
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    )
+}
 _NP_NEEDS_VIEW = {torch.bfloat16: torch.int16, torch.complex32: torch.int32}
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_MODULE = type.__dict__["__module__"].__get__
@@ -71,8 +88,18 @@ def _exact(value: Any, kinds: tuple, *, _type=type) -> bool:
     return False
 
 
-def tensor_meta(t: Any, *, _TB=TensorBase, _off=torch._C.DisableTorchFunction, _type=type, _tuple=tuple, _int=int,
-                _str=torch.device.__str__, _dtype_repr=torch.dtype.__repr__, _strided=torch.strided) -> dict:
+def tensor_meta(
+    t: Any,
+    *,
+    _TB=TensorBase,
+    _off=torch._C.DisableTorchFunction,
+    _type=type,
+    _tuple=tuple,
+    _int=int,
+    _str=torch.device.__str__,
+    _dtype_repr=torch.dtype.__repr__,
+    _strided=torch.strided,
+) -> dict:
     """dtype, shape, device, requires_grad, is_leaf and grad_fn of an exact tensor, without dispatch."""
     with _off():
         grad_fn = _TB.grad_fn.__get__(t)
@@ -83,7 +110,9 @@ def tensor_meta(t: Any, *, _TB=TensorBase, _off=torch._C.DisableTorchFunction, _
             "requires_grad": bool(_TB.requires_grad.__get__(t)),
             "is_leaf": bool(_TB.is_leaf.__get__(t)),
             "grad_fn": None if grad_fn is None else _qualname_of(grad_fn),
-            "layout_ok": _TB.layout.__get__(t) is _strided and not _TB.is_quantized.__get__(t) and not _TB.is_nested.__get__(t),
+            "layout_ok": _TB.layout.__get__(t) is _strided
+            and not _TB.is_quantized.__get__(t)
+            and not _TB.is_nested.__get__(t),
         }
 
 
@@ -91,8 +120,15 @@ def _qualname_of(value: Any, *, _type=type, _qualname=_TYPE_QUALNAME) -> str:
     return _qualname(_type(value))
 
 
-def tensor_bytes(t: Any, *, _TB=TensorBase, _off=torch._C.DisableTorchFunction, _copy=np.ndarray.copy, _tobytes=np.ndarray.tobytes,
-                 _needs=_NP_NEEDS_VIEW) -> bytes | None:
+def tensor_bytes(
+    t: Any,
+    *,
+    _TB=TensorBase,
+    _off=torch._C.DisableTorchFunction,
+    _copy=np.ndarray.copy,
+    _tobytes=np.ndarray.tobytes,
+    _needs=_NP_NEEDS_VIEW,
+) -> bytes | None:
     """An exact tensor's values as C-ordered bytes (None for meta tensors), read without dispatch where possible.
 
     CPU values are read through `TensorBase.data` and `TensorBase.numpy`, which share the tensor's
@@ -124,8 +160,14 @@ def array_plain(a: Any, *, _dtype=np.ndarray.__dict__["dtype"].__get__, _kinds="
     return dtype.kind in _kinds and dtype.fields is None
 
 
-def memory_span(value: Any, *, _TB=TensorBase, _off=torch._C.DisableTorchFunction, _iface=np.ndarray.__dict__["__array_interface__"].__get__,
-                _type=type) -> tuple[int, int] | None:
+def memory_span(
+    value: Any,
+    *,
+    _TB=TensorBase,
+    _off=torch._C.DisableTorchFunction,
+    _iface=np.ndarray.__dict__["__array_interface__"].__get__,
+    _type=type,
+) -> tuple[int, int] | None:
     """(first, last + 1) byte addresses an exact CPU tensor or array touches; None for anything else or empty."""
     kind = _type(value)
     if kind is np.ndarray:
@@ -250,8 +292,16 @@ class Snapshots:
     def type_name(self, value: Any) -> str:
         return type_name(value)
 
-    def attribute(self, value: Any, name: str, *, _get=object.__getattribute__, _type=type, _mro=type.__dict__["__mro__"].__get__,
-                  _vars=type.__dict__["__dict__"].__get__) -> Any:
+    def attribute(
+        self,
+        value: Any,
+        name: str,
+        *,
+        _get=object.__getattribute__,
+        _type=type,
+        _mro=type.__dict__["__mro__"].__get__,
+        _vars=type.__dict__["__dict__"].__get__,
+    ) -> Any:
         """An attribute kept in the object's own `__dict__` (a layer's `training`, say); None if any class defines it.
 
         A class attribute (a property, say) could run code or answer anything, so it is not read.
@@ -284,12 +334,19 @@ def same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, torch.Tensor):
-        if (a.dtype, tuple(a.shape), a.device.type, a.requires_grad) != (b.dtype, tuple(b.shape), b.device.type, b.requires_grad):
+        if (a.dtype, tuple(a.shape), a.device.type, a.requires_grad) != (
+            b.dtype,
+            tuple(b.shape),
+            b.device.type,
+            b.requires_grad,
+        ):
             return False
         if a.device.type != "meta":
             x, y = a.detach().to("cpu"), b.detach().to("cpu")
             if not torch.equal(x, y):
-                if not (x.is_floating_point() or x.is_complex()) or not torch.allclose(x, y, rtol=0, atol=0, equal_nan=True):
+                if not (x.is_floating_point() or x.is_complex()) or not torch.allclose(
+                    x, y, rtol=0, atol=0, equal_nan=True
+                ):
                     return False
         ga, gb = a.grad, b.grad
         return (ga is None) == (gb is None) and (ga is None or same(ga, gb))

@@ -29,7 +29,10 @@ CDIST_CALLS = ("aten::_cdist_forward", "aten::_euclidean_dist")
 
 @sealed
 def ops_seen(snaps: Any, result: Any, seen: Any) -> dict:
-    return {"result": snaps.snap(result), "seen": [name for name in seen if type(name) is str] if type(seen) is list else None}
+    return {
+        "result": snaps.snap(result),
+        "seen": [name for name in seen if type(name) is str] if type(seen) is list else None,
+    }
 
 
 @probe
@@ -58,5 +61,7 @@ def check_no_library_call(seen: list[str], *, item: str, what: str) -> None:
     """Fail, naming the call, when a watched operation ran: the item's task text rules it out."""
     if seen:
         calls = "; ".join(dict.fromkeys(LIBRARY_CALLS.get(name, name) for name in seen))
-        fail(f"Expected {item} to do the computation itself, but {what} it called {calls} (measured in your process). "
-             f"The task rules that call out: {item} is there to write the mechanism by hand.")
+        fail(
+            f"Expected {item} to do the computation itself, but {what} it called {calls} (measured in your process). "
+            f"The task rules that call out: {item} is there to write the mechanism by hand."
+        )

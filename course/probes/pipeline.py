@@ -30,8 +30,12 @@ class _CopyRecorder(TorchFunctionMode):
         source_at = {torch.Tensor.to: 0, torch.Tensor.cuda: 0, torch.Tensor.copy_: 1}.get(func)
         if source_at is not None and len(args) > source_at and isinstance(args[source_at], torch.Tensor):
             source = args[source_at]
-            self.copies.append({"pinned": bool(source.device.type == "cpu" and source.is_pinned()),
-                                "non_blocking": _non_blocking(args, kwargs, first=source_at + 1)})
+            self.copies.append(
+                {
+                    "pinned": bool(source.device.type == "cpu" and source.is_pinned()),
+                    "non_blocking": _non_blocking(args, kwargs, first=source_at + 1),
+                }
+            )
         return func(*args, **kwargs)
 
 
@@ -60,6 +64,8 @@ def _(evidence: list, func: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[d
     before, after = expect(evidence, 2)
     check_received(evidence, args, kwargs)
     copies = after["copies"]
-    if not isinstance(copies, list) or not all(isinstance(c, dict) and set(c) == {"pinned", "non_blocking"} for c in copies):
+    if not isinstance(copies, list) or not all(
+        isinstance(c, dict) and set(c) == {"pinned", "non_blocking"} for c in copies
+    ):
         raise EvidenceError("the record of the copies is not what the probe's steps write")
     return after["result"], copies

@@ -103,7 +103,9 @@ def training_scenario(
     it there.
     """
     images, labels = make_images(batch_size, seed=seed, size=size, channels=channels, num_classes=num_classes)
-    model = make_model(seed, in_features=channels * size * size, num_classes=num_classes, hidden=hidden, dropout=dropout, device=device)
+    model = make_model(
+        seed, in_features=channels * size * size, num_classes=num_classes, hidden=hidden, dropout=dropout, device=device
+    )
     opt = make_optimizer(optimizer, model.parameters(), lr=lr)
     if stale_grads:
         for p in model.parameters():
@@ -135,7 +137,9 @@ def evaluation_scenario(
     The model is left in training mode (`training`) or evaluation mode; with `dropout` (and a hidden
     layer) its outputs depend on the mode, so an evaluation that forgets `model.eval()` shows.
     """
-    s = training_scenario(seed, batch_size=64, size=size, channels=channels, num_classes=num_classes, hidden=hidden, dropout=dropout)
+    s = training_scenario(
+        seed, batch_size=64, size=size, channels=channels, num_classes=num_classes, hidden=hidden, dropout=dropout
+    )
     model = s["model"]
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -183,8 +187,13 @@ def _cpu_values(tensors: list) -> list[torch.Tensor]:
 
 def _check_scenario(evidence: list, params: list[torch.Tensor], tensors: list[torch.Tensor]) -> None:
     before = evidence[0]["value"]
-    check_built(evidence, lambda: same(_cpu_values(before["params"]), params) and same(_cpu_values(before["tensors"]), _cpu_values(tensors)),
-                "scenario")
+    check_built(
+        evidence,
+        lambda: (
+            same(_cpu_values(before["params"]), params) and same(_cpu_values(before["tensors"]), _cpu_values(tensors))
+        ),
+        "scenario",
+    )
 
 
 @probe
@@ -220,8 +229,11 @@ def _(evidence: list, training_step: Any, seed: int, **kwargs: Any) -> dict[str,
 @sealed
 def evaluation_state(snaps: Any, params: list, modules: list, tensors: list) -> dict:
     """Parameters, every layer's training flag and the batch."""
-    return {"params": snaps.snap(params), "modes": [snaps.attribute(m, "training") is True for m in modules],
-            "tensors": snaps.snap(tensors)}
+    return {
+        "params": snaps.snap(params),
+        "modes": [snaps.attribute(m, "training") is True for m in modules],
+        "tensors": snaps.snap(tensors),
+    }
 
 
 @sealed
@@ -261,7 +273,8 @@ def _(evidence: list, evaluate: Any, seed: int, *, images_require_grad: bool = F
         "value": as_float(result),
         "graph_recorded": bool(evidence[1].get("saved_tensors", 0)),
         "grads_touched": any(p.grad is not None for p in after["params"]),
-        "requires_grad_changed": [p.requires_grad for p in before["params"]] != [p.requires_grad for p in after["params"]],
+        "requires_grad_changed": [p.requires_grad for p in before["params"]]
+        != [p.requires_grad for p in after["params"]],
         "params_changed": not same(_cpu_values(before["params"]), _cpu_values(after["params"])),
         "inputs_unchanged": same(_cpu_values(before["tensors"]), _cpu_values(after["tensors"])),
         "mode_restored": before["modes"] == after["modes"],
@@ -278,8 +291,15 @@ def batch_digest(snaps: Any, tensors: list) -> dict:
 def trained_model(snaps: Any, model: Any, params: Any, tensors: list, error: Any) -> dict:
     cpu_s = snaps.cpu_seconds()
     devices = sorted({snaps.device_of(p) or "not a tensor" for p in params}) if type(params) is list else []
-    return {"type": snaps.type_name(model), "is_module": issubclass(type(model), nn.Module), "param_devices": devices,
-            "digests": [snaps.digest(t) for t in tensors], "threads": snaps.num_threads(), "error": error, "cpu_s": cpu_s}
+    return {
+        "type": snaps.type_name(model),
+        "is_module": issubclass(type(model), nn.Module),
+        "param_devices": devices,
+        "digests": [snaps.digest(t) for t in tensors],
+        "threads": snaps.num_threads(),
+        "error": error,
+        "cpu_s": cpu_s,
+    }
 
 
 @sealed
@@ -360,8 +380,16 @@ def _cpu_seconds(before: dict, after: dict) -> float:
 
 
 @train_classifier_probe.reading
-def _(evidence: list, train_classifier: Any, seed_train: int, test_seeds: list[int], *, n_train: int = 512, n_test: int = 1000,
-      device: str | None = None) -> dict[str, Any]:
+def _(
+    evidence: list,
+    train_classifier: Any,
+    seed_train: int,
+    test_seeds: list[int],
+    *,
+    n_train: int = 512,
+    n_test: int = 1000,
+    device: str | None = None,
+) -> dict[str, Any]:
     if len(evidence) < 2:
         raise EvidenceError("the probe sent too little evidence")
     first, trained = evidence[0]["value"], evidence[1]["value"]
@@ -369,8 +397,14 @@ def _(evidence: list, train_classifier: Any, seed_train: int, test_seeds: list[i
     digests = [Snapshots().digest(images), Snapshots().digest(labels)]
     check_built(evidence, lambda: first["digests"] == digests, "training images")
     report = {
-        "type": trained["type"], "is_module": trained["is_module"], "seconds": _cpu_seconds(first, trained), "wall_seconds": evidence[1]["at"] - evidence[0]["at"],
-        "threads": 1, "accuracies": None, "model_error": trained["error"], "param_devices": trained["param_devices"],
+        "type": trained["type"],
+        "is_module": trained["is_module"],
+        "seconds": _cpu_seconds(first, trained),
+        "wall_seconds": evidence[1]["at"] - evidence[0]["at"],
+        "threads": 1,
+        "accuracies": None,
+        "model_error": trained["error"],
+        "param_devices": trained["param_devices"],
         "inputs_unchanged": trained["digests"] == digests,
     }
     if not trained["is_module"] or trained["error"] is not None:
@@ -378,7 +412,11 @@ def _(evidence: list, train_classifier: Any, seed_train: int, test_seeds: list[i
             raise EvidenceError("the probe sent evidence after a model it could not use")
         return report
     held_out = [item["value"] for item in evidence[2:]]
-    if not held_out or len(held_out) > len(test_seeds) or (len(held_out) < len(test_seeds) and held_out[-1]["error"] is None):
+    if (
+        not held_out
+        or len(held_out) > len(test_seeds)
+        or (len(held_out) < len(test_seeds) and held_out[-1]["error"] is None)
+    ):
         raise EvidenceError("the probe sent the wrong number of held-out results")
     accuracies = []
     for seed, found in zip(test_seeds, held_out):
@@ -389,8 +427,11 @@ def _(evidence: list, train_classifier: Any, seed_train: int, test_seeds: list[i
             return report
         logits = found["logits"]
         if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or logits.shape[0] != n_test:
-            report["model_error"] = f"its output for {n_test} images was {kind_of(logits)}" + (
-                f" of shape {tuple(logits.shape)}" if isinstance(logits, torch.Tensor) else "") + ", not (N, classes) logits"
+            report["model_error"] = (
+                f"its output for {n_test} images was {kind_of(logits)}"
+                + (f" of shape {tuple(logits.shape)}" if isinstance(logits, torch.Tensor) else "")
+                + ", not (N, classes) logits"
+            )
             return report
         predicted = logits.detach().to("cpu").float().argmax(dim=1)
         accuracies.append((predicted == y).to(torch.float64).mean().item())
@@ -403,8 +444,13 @@ def _(evidence: list, train_classifier: Any, seed_train: int, test_seeds: list[i
 
 @sealed
 def built_module(snaps: Any, model: Any, params: Any, images: Any, error: Any) -> dict:
-    return {"type": snaps.type_name(model), "is_module": issubclass(type(model), nn.Module),
-            "params": snaps.snap(params) if type(params) is list else None, "digest": snaps.digest(images), "error": error}
+    return {
+        "type": snaps.type_name(model),
+        "is_module": issubclass(type(model), nn.Module),
+        "params": snaps.snap(params) if type(params) is list else None,
+        "digest": snaps.digest(images),
+        "error": error,
+    }
 
 
 @sealed
@@ -472,22 +518,48 @@ def module_class_probe(
 
 def _cross_entropy(logits: Any, labels: torch.Tensor, num_classes: int) -> float | None:
     """The mean cross-entropy of logits (N, num_classes) against labels, computed here in float64; None if they are not logits."""
-    if not isinstance(logits, torch.Tensor) or tuple(logits.shape) != (len(labels), num_classes) or not logits.is_floating_point():
+    if (
+        not isinstance(logits, torch.Tensor)
+        or tuple(logits.shape) != (len(labels), num_classes)
+        or not logits.is_floating_point()
+    ):
         return None
     return float(nn.functional.cross_entropy(logits.detach().to("cpu", torch.float64), labels))
 
 
 @module_class_probe.reading
-def _(evidence: list, cls: Any, seed: int, *, init: dict | None = None, num_classes: int = 4, n: int = 64, steps: int = 10,
-      lr: float = 0.1, device: str = "cpu") -> dict[str, Any]:
+def _(
+    evidence: list,
+    cls: Any,
+    seed: int,
+    *,
+    init: dict | None = None,
+    num_classes: int = 4,
+    n: int = 64,
+    steps: int = 10,
+    lr: float = 0.1,
+    device: str = "cpu",
+) -> dict[str, Any]:
     if not 1 <= len(evidence) <= 3:
         raise EvidenceError("the probe sent the wrong number of pieces of evidence")
     built = evidence[0]["value"]
     images, labels = make_images(n, seed=seed, num_classes=num_classes)
     check_built(evidence, lambda: built["digest"] == Snapshots().digest(images), "images")
     report: dict[str, Any] = dict.fromkeys(
-        ("stage", "param_shapes", "param_count", "params_before", "params_after", "output_type", "output_shape",
-         "logits_before", "logits_after", "loss_before", "loss_after"))
+        (
+            "stage",
+            "param_shapes",
+            "param_count",
+            "params_before",
+            "params_after",
+            "output_type",
+            "output_shape",
+            "logits_before",
+            "logits_after",
+            "loss_before",
+            "loss_after",
+        )
+    )
     report.update(type=built["type"], is_module=built["is_module"], error=built["error"], n=n, steps=steps, lr=lr)
 
     def stop(stage: str, pieces: int) -> dict[str, Any]:
@@ -540,8 +612,13 @@ def loaders_made(snaps: Any, loaders: list) -> dict:
     found = []
     for loader in loaders:
         workers = snaps.attribute(loader, "num_workers")
-        found.append({"type": snaps.type_name(loader), "is_loader": issubclass(type(loader), DataLoader),
-                      "num_workers": workers if type(workers) is int else None})
+        found.append(
+            {
+                "type": snaps.type_name(loader),
+                "is_loader": issubclass(type(loader), DataLoader),
+                "num_workers": workers if type(workers) is int else None,
+            }
+        )
     return {"loaders": found}
 
 
@@ -550,8 +627,12 @@ def loader_pass(snaps: Any, batches: list, error: Any) -> dict:
     return {"batches": snaps.snap(batches), "error": error}
 
 
-LOADER_PASSES = ("the first loader", "a second loader made with the same seed", "a loader made with the other seed",
-                 "the first loader again (a second epoch)")
+LOADER_PASSES = (
+    "the first loader",
+    "a second loader made with the same seed",
+    "a loader made with the other seed",
+    "the first loader again (a second epoch)",
+)
 
 
 @probe
@@ -604,17 +685,28 @@ def _read_pass(found: dict, images: torch.Tensor, labels: torch.Tensor) -> dict[
     where = {row.numpy().tobytes(): i for i, row in enumerate(images)}
     order: list[int] = []
     for b, batch in enumerate(found["batches"]):
-        if not isinstance(batch, (list, tuple)) or len(batch) != 2 or not all(isinstance(t, torch.Tensor) for t in batch):
-            out["problem"] = f"batch {b} is {kind_of(batch)}" + (f" of {len(batch)} items" if isinstance(batch, (list, tuple)) else "") + \
-                ", not a pair (images, labels) of tensors"
+        if (
+            not isinstance(batch, (list, tuple))
+            or len(batch) != 2
+            or not all(isinstance(t, torch.Tensor) for t in batch)
+        ):
+            out["problem"] = (
+                f"batch {b} is {kind_of(batch)}"
+                + (f" of {len(batch)} items" if isinstance(batch, (list, tuple)) else "")
+                + ", not a pair (images, labels) of tensors"
+            )
             return out
         x, y = (t.detach().to("cpu") for t in batch)
         if x.dim() != images.dim() or tuple(x.shape[1:]) != tuple(images.shape[1:]) or tuple(y.shape) != (len(x),):
-            out["problem"] = (f"batch {b} holds images of shape {tuple(x.shape)} and labels of shape {tuple(y.shape)}, "
-                              f"not (B, {', '.join(map(str, images.shape[1:]))}) and (B,)")
+            out["problem"] = (
+                f"batch {b} holds images of shape {tuple(x.shape)} and labels of shape {tuple(y.shape)}, "
+                f"not (B, {', '.join(map(str, images.shape[1:]))}) and (B,)"
+            )
             return out
         if x.dtype != images.dtype or y.dtype != labels.dtype:
-            out["problem"] = f"batch {b} holds {x.dtype} images and {y.dtype} labels, but the data is {images.dtype} and {labels.dtype}"
+            out["problem"] = (
+                f"batch {b} holds {x.dtype} images and {y.dtype} labels, but the data is {images.dtype} and {labels.dtype}"
+            )
             return out
         out["sizes"].append(len(x))
         for row, label in zip(x, y):
@@ -623,7 +715,9 @@ def _read_pass(found: dict, images: torch.Tensor, labels: torch.Tensor) -> dict[
                 out["problem"] = f"batch {b} holds an image that is not one of the inputs (its values changed)"
                 return out
             if int(label) != int(labels[index]):
-                out["problem"] = f"batch {b} pairs input image {index} with label {int(label)}, but its label is {int(labels[index])}"
+                out["problem"] = (
+                    f"batch {b} pairs input image {index} with label {int(label)}, but its label is {int(labels[index])}"
+                )
                 return out
             order.append(index)
     seen = set(order)
@@ -637,8 +731,18 @@ def _read_pass(found: dict, images: torch.Tensor, labels: torch.Tensor) -> dict[
 
 
 @loader_probe.reading
-def _(evidence: list, make_loader: Any, seed: int, other_seed: int, *, n: int = 40, batch_size: int = 16, data_seed: int = 0,
-      size: int = 16, dtype: str = "float32") -> dict[str, Any]:
+def _(
+    evidence: list,
+    make_loader: Any,
+    seed: int,
+    other_seed: int,
+    *,
+    n: int = 40,
+    batch_size: int = 16,
+    data_seed: int = 0,
+    size: int = 16,
+    dtype: str = "float32",
+) -> dict[str, Any]:
     first, made, *passes, last = expect(evidence, 7)
     images, labels = make_images(n, seed=data_seed, size=size)
     images = images.to(getattr(torch, dtype))
@@ -680,18 +784,41 @@ def epoch_scenario(
     """A model (Flatten, Linear, [BatchNorm1d,] ReLU, [Dropout,] Linear) in training or evaluation mode, a seeded
     shuffling DataLoader over toy images (on the CPU), an optimizer and a loss function, all fixed by the arguments."""
     images, labels = make_images(n, seed=seed, size=size, channels=channels, num_classes=num_classes)
-    model = make_model(seed, in_features=channels * size * size, num_classes=num_classes, hidden=hidden, dropout=dropout,
-                       batch_norm=batch_norm, device=device).train(training)
+    model = make_model(
+        seed,
+        in_features=channels * size * size,
+        num_classes=num_classes,
+        hidden=hidden,
+        dropout=dropout,
+        batch_norm=batch_norm,
+        device=device,
+    ).train(training)
     opt = make_optimizer(optimizer, model.parameters(), lr=lr)
-    loader = DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, generator=torch.Generator().manual_seed(int(seed)))
-    return {"model": model, "loader": loader, "optimizer": opt, "loss_fn": nn.CrossEntropyLoss(), "images": images, "labels": labels}
+    loader = DataLoader(
+        TensorDataset(images, labels),
+        batch_size=batch_size,
+        shuffle=True,
+        generator=torch.Generator().manual_seed(int(seed)),
+    )
+    return {
+        "model": model,
+        "loader": loader,
+        "optimizer": opt,
+        "loss_fn": nn.CrossEntropyLoss(),
+        "images": images,
+        "labels": labels,
+    }
 
 
 @sealed
 def epoch_state(snaps: Any, params: list, buffers: list, modules: list, tensors: list) -> dict:
     """Parameters, buffers (batch norm's running statistics), every layer's training flag, and digests of the data."""
-    return {"params": snaps.snap(params), "buffers": snaps.snap(buffers), "modes": [snaps.attribute(m, "training") is True for m in modules],
-            "digests": [snaps.digest(t) for t in tensors]}
+    return {
+        "params": snaps.snap(params),
+        "buffers": snaps.snap(buffers),
+        "modes": [snaps.attribute(m, "training") is True for m in modules],
+        "digests": [snaps.digest(t) for t in tensors],
+    }
 
 
 @sealed
@@ -710,7 +837,12 @@ def train_one_epoch_probe(step: Any, train_one_epoch: Any, seed: int, **kwargs: 
     """
     s = epoch_scenario(seed, **kwargs)
     model = s["model"]
-    params, buffers, modules, data = list(model.parameters()), list(model.buffers()), list(model.modules()), [s["images"], s["labels"]]
+    params, buffers, modules, data = (
+        list(model.parameters()),
+        list(model.buffers()),
+        list(model.modules()),
+        [s["images"], s["labels"]],
+    )
     step("seal", epoch_state, params, buffers, modules, data)
     with _seeded(seed, kwargs.get("device", "cpu")):
         result = train_one_epoch(model, s["loader"], s["optimizer"], s["loss_fn"])
@@ -723,8 +855,15 @@ def _(evidence: list, train_one_epoch: Any, seed: int, **kwargs: Any) -> dict[st
     own = epoch_scenario(seed, **kwargs)
     model = own["model"]
     digests = [Snapshots().digest(own["images"]), Snapshots().digest(own["labels"])]
-    check_built(evidence, lambda: same(_cpu_values(before["params"]), _params_of(model))
-                and same(_cpu_values(before["buffers"]), _cpu_values(list(model.buffers()))) and before["digests"] == digests, "scenario")
+    check_built(
+        evidence,
+        lambda: (
+            same(_cpu_values(before["params"]), _params_of(model))
+            and same(_cpu_values(before["buffers"]), _cpu_values(list(model.buffers())))
+            and before["digests"] == digests
+        ),
+        "scenario",
+    )
     result = after["result"]
     return {
         "loss_type": kind_of(result),
@@ -747,7 +886,9 @@ def fingerprint(params: list[torch.Tensor]) -> list[list[float]]:
     return [[float(p.detach().double().sum()), float((p.detach().double() ** 2).sum())] for p in params]
 
 
-def check_training_step(found: dict[str, Any], expected: dict[str, Any], *, what: str, stale_grads: bool = False) -> None:
+def check_training_step(
+    found: dict[str, Any], expected: dict[str, Any], *, what: str, stale_grads: bool = False
+) -> None:
     """Compare a `training_step_probe` report with the update a correct step makes in the same scenario.
 
     `expected` holds "loss" and either "params" (every parameter after the update) or "fingerprint"
@@ -755,8 +896,14 @@ def check_training_step(found: dict[str, Any], expected: dict[str, Any], *, what
     """
     where = f"({what}; measured in your process)"
     if found["loss_type"] not in FLOATS:
-        hint = " Return loss.item(), which turns the 0-d loss tensor into a Python float." if found["loss"] is not None else ""
-        fail(f"Expected training_step to return the loss as a Python float, but it returned {_a(found['loss_type'])} {where}.{hint}")
+        hint = (
+            " Return loss.item(), which turns the 0-d loss tensor into a Python float."
+            if found["loss"] is not None
+            else ""
+        )
+        fail(
+            f"Expected training_step to return the loss as a Python float, but it returned {_a(found['loss_type'])} {where}.{hint}"
+        )
     if not math.isclose(found["loss"], expected["loss"], rel_tol=1e-5, abs_tol=1e-6):
         fail(
             f"Expected training_step to return the loss before the update, about {expected['loss']:.6g}, but it returned "
@@ -776,15 +923,22 @@ def check_training_step(found: dict[str, Any], expected: dict[str, Any], *, what
     if "params" in expected:
         for index, (got, want) in enumerate(zip(found["params"], expected["params"])):
             try:
-                check_tensor(got, want, what=f"parameter {index} of the model after the update {where}", atol=1e-5, rtol=1e-4)
+                check_tensor(
+                    got, want, what=f"parameter {index} of the model after the update {where}", atol=1e-5, rtol=1e-4
+                )
             except CheckFailed as error:
                 raise CheckFailed(f"{error}{hint}") from None
     else:
         for index, (got, want) in enumerate(zip(fingerprint(found["params"]), expected["fingerprint"])):
             if not all(math.isclose(g, w, rel_tol=1e-4, abs_tol=1e-4) for g, w in zip(got, want)):
-                fail(f"Expected parameter {index} of the model after the update to sum to {want[0]:.6g} (squares: {want[1]:.6g}), "
-                     f"but it sums to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the update is not the one a correct step makes.{hint}")
-    check_true(found["inputs_unchanged"], f"Expected training_step to leave the images and labels unchanged {where}, but it changed them.")
+                fail(
+                    f"Expected parameter {index} of the model after the update to sum to {want[0]:.6g} (squares: {want[1]:.6g}), "
+                    f"but it sums to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the update is not the one a correct step makes.{hint}"
+                )
+    check_true(
+        found["inputs_unchanged"],
+        f"Expected training_step to leave the images and labels unchanged {where}, but it changed them.",
+    )
 
 
 def check_evaluation(found: dict[str, Any], expected: float, *, what: str) -> None:
@@ -797,7 +951,9 @@ def check_evaluation(found: dict[str, Any], expected: float, *, what: str) -> No
             hint = " Use .item() to turn a one-element tensor into a Python float."
         else:
             hint = ""
-        fail(f"Expected evaluate to return the accuracy as a Python float, but it returned {_a(found['type'])} {where}.{hint}")
+        fail(
+            f"Expected evaluate to return the accuracy as a Python float, but it returned {_a(found['type'])} {where}.{hint}"
+        )
     value = found["value"]
     if not 0.0 <= value <= 1.0:
         fail(
@@ -820,19 +976,27 @@ def check_evaluation(found: dict[str, Any], expected: float, *, what: str) -> No
         f"Expected evaluate to give the model back in the mode it had (training or evaluation) {where}, but its mode changed. "
         "Note model.training before switching to model.eval(), and call model.train(was_training) before returning.",
     )
-    check_true(not found["grads_touched"], f"Expected evaluate to leave every parameter's .grad as None {where}, but some .grad was set.")
+    check_true(
+        not found["grads_touched"],
+        f"Expected evaluate to leave every parameter's .grad as None {where}, but some .grad was set.",
+    )
     check_true(
         not found["requires_grad_changed"] and not found["params_changed"],
         f"Expected evaluate to leave the model's parameters as they were (values and requires_grad) {where}, but it changed them.",
     )
-    check_true(found["inputs_unchanged"], f"Expected evaluate to leave the images and labels unchanged {where}, but it changed them.")
+    check_true(
+        found["inputs_unchanged"],
+        f"Expected evaluate to leave the images and labels unchanged {where}, but it changed them.",
+    )
 
 
 def check_trained_classifier(found: dict[str, Any], test_seeds: list[int], *, what: str, limit_s: float = 10.0) -> None:
     """Read a `train_classifier_probe` report: a module, accurate enough on each held-out set, fast enough."""
     where = f"({what}; measured in your process)"
     if not found["is_module"]:
-        fail(f"Expected train_classifier to return the trained model (an nn.Module), but it returned {_a(found['type'])} {where}.")
+        fail(
+            f"Expected train_classifier to return the trained model (an nn.Module), but it returned {_a(found['type'])} {where}."
+        )
     if found["model_error"] is not None:
         fail(
             f"Expected the trained model to take a batch of images shaped (N, C, H, W), as make_images gives them, but on "
@@ -846,7 +1010,9 @@ def check_trained_classifier(found: dict[str, Any], test_seeds: list[int], *, wh
                 "that the model has one output per class and that each step clears the old gradients."
             )
     if found["seconds"] >= limit_s:
-        fail(f"Expected training to take under {limit_s:g} s of CPU time with one CPU thread, but it used {found['seconds']:.1f} s {where}.")
+        fail(
+            f"Expected training to take under {limit_s:g} s of CPU time with one CPU thread, but it used {found['seconds']:.1f} s {where}."
+        )
 
 
 def _building_hint(error: Any) -> str:
@@ -854,44 +1020,74 @@ def _building_hint(error: Any) -> str:
     text = str(error)
     if "Module.__init__() call" in text or "'_modules'" in text or "'_parameters'" in text:
         return "Call super().__init__() first in __init__, then create the layers."
-    return ("The line the error names is in your __init__: check each layer's arguments there "
-            "(nn.Linear(in_features, out_features) takes two ints).")
+    return (
+        "The line the error names is in your __init__: check each layer's arguments there "
+        "(nn.Linear(in_features, out_features) takes two ints)."
+    )
 
 
-def check_module_class(found: dict[str, Any], *, name: str, param_count: int, output_shape: tuple, what: str, margin: float = 0.5) -> None:
+def check_module_class(
+    found: dict[str, Any], *, name: str, param_count: int, output_shape: tuple, what: str, margin: float = 0.5
+) -> None:
     """Read a `module_class_probe` report: an nn.Module with `param_count` parameters, logits of `output_shape`,
     and a loss that training brings down to at most `margin` times where it started."""
     where = f"({what}; measured in your process)"
     if found["error"] is not None and found["stage"] == "building the model":
-        fail(f"Expected {name}(...) to build a model, but building it raised {found['error']} {where}. {_building_hint(found['error'])}")
+        fail(
+            f"Expected {name}(...) to build a model, but building it raised {found['error']} {where}. {_building_hint(found['error'])}"
+        )
     if not found["is_module"]:
-        fail(f"Expected {name} to be a subclass of nn.Module (class {name}(nn.Module): ...), but its objects are {_a(found['type'])} {where}.")
+        fail(
+            f"Expected {name} to be a subclass of nn.Module (class {name}(nn.Module): ...), but its objects are {_a(found['type'])} {where}."
+        )
     if found["error"] is not None and found["param_count"] is None:
-        fail(f"Expected model.parameters() to list the model's weights and biases, but {found['error']} {where}. "
-             "Give every layer its sizes when you create it: nn.Linear(3072, hidden), not a lazy layer.")
+        fail(
+            f"Expected model.parameters() to list the model's weights and biases, but {found['error']} {where}. "
+            "Give every layer its sizes when you create it: nn.Linear(3072, hidden), not a lazy layer."
+        )
     if found["param_count"] != param_count:
-        fail(f"Expected the model to have {param_count:,} parameters (every weight and bias, counted with p.numel()), but it has "
-             f"{found['param_count']:,} in {len(found['param_shapes'])} tensors of shapes {found['param_shapes']} {where}. "
-             "Create each layer once, in __init__, as an attribute (self.name = nn.Linear(...)): that is how the module finds its parameters.")
-    if found["error"] is not None and found["output_shape"] is None and found["stage"] != f"training it for {found['steps']} steps":
-        fail(f"Expected the model to take a batch of images shaped (N, 3, 32, 32), but calling it on {found['n']} of them raised "
-             f"{found['error']} {where}. Flatten each image in forward (nn.Flatten(), or x.flatten(1)), keeping dimension 0 as the batch.")
+        fail(
+            f"Expected the model to have {param_count:,} parameters (every weight and bias, counted with p.numel()), but it has "
+            f"{found['param_count']:,} in {len(found['param_shapes'])} tensors of shapes {found['param_shapes']} {where}. "
+            "Create each layer once, in __init__, as an attribute (self.name = nn.Linear(...)): that is how the module finds its parameters."
+        )
+    if (
+        found["error"] is not None
+        and found["output_shape"] is None
+        and found["stage"] != f"training it for {found['steps']} steps"
+    ):
+        fail(
+            f"Expected the model to take a batch of images shaped (N, 3, 32, 32), but calling it on {found['n']} of them raised "
+            f"{found['error']} {where}. Flatten each image in forward (nn.Flatten(), or x.flatten(1)), keeping dimension 0 as the batch."
+        )
     if found["output_shape"] != tuple(output_shape):
         shape = f" of shape {found['output_shape']}" if found["output_shape"] is not None else ""
-        fail(f"Expected the model to return logits of shape {tuple(output_shape)} (one row per image, one score per class), "
-             f"but it returned {_a(found['output_type'])}{shape} {where}.")
+        fail(
+            f"Expected the model to return logits of shape {tuple(output_shape)} (one row per image, one score per class), "
+            f"but it returned {_a(found['output_type'])}{shape} {where}."
+        )
     if found["error"] is not None:
-        fail(f"Expected the model to train with SGD and cross-entropy, but {found['stage']} raised {found['error']} {where}. "
-             "forward must compute its output from the layers' parameters with autograd on (no torch.no_grad(), no .detach()).")
+        fail(
+            f"Expected the model to train with SGD and cross-entropy, but {found['stage']} raised {found['error']} {where}. "
+            "forward must compute its output from the layers' parameters with autograd on (no torch.no_grad(), no .detach())."
+        )
     before, after = found["loss_before"], found["loss_after"]
     if before is None or after is None or not after <= margin * before:
-        went = f"went from {before:.4g} to {after:.4g}" if after is not None else f"was {before:.4g} before and no loss could be computed after"
-        fail(f"Expected {found['steps']} steps of SGD (lr={found['lr']:g}) on these {found['n']} images to bring the loss down to at most "
-             f"{margin:g} times its first value, but it {went} {where}. forward must use the layers made in "
-             "__init__ (not new ones), keep the graph (no .detach()), and return raw logits (no softmax: the loss applies it).")
+        went = (
+            f"went from {before:.4g} to {after:.4g}"
+            if after is not None
+            else f"was {before:.4g} before and no loss could be computed after"
+        )
+        fail(
+            f"Expected {found['steps']} steps of SGD (lr={found['lr']:g}) on these {found['n']} images to bring the loss down to at most "
+            f"{margin:g} times its first value, but it {went} {where}. forward must use the layers made in "
+            "__init__ (not new ones), keep the graph (no .detach()), and return raw logits (no softmax: the loss applies it)."
+        )
 
 
-def check_module_follows(found: dict[str, Any], expected: dict[str, Any] | None, *, architecture: str, what: str) -> None:
+def check_module_follows(
+    found: dict[str, Any], expected: dict[str, Any] | None, *, architecture: str, what: str
+) -> None:
     """Compare a `module_class_probe` report with the fixed architecture run on the model's own parameters.
 
     `expected` (from the instructor's references) holds "logits_before", "params_after" (in the
@@ -899,20 +1095,33 @@ def check_module_follows(found: dict[str, Any], expected: dict[str, Any] | None,
     """
     where = f"({what}; measured in your process)"
     if expected is None:
-        fail(f"Expected the parameters of {architecture}, but the model's parameters have shapes {found['param_shapes']} {where}.")
-    gap = float((found["logits_before"].double() - expected["logits_before"].double()).abs().max()) if found["logits_before"].numel() else 0.0
+        fail(
+            f"Expected the parameters of {architecture}, but the model's parameters have shapes {found['param_shapes']} {where}."
+        )
+    gap = (
+        float((found["logits_before"].double() - expected["logits_before"].double()).abs().max())
+        if found["logits_before"].numel()
+        else 0.0
+    )
     if not torch.allclose(found["logits_before"].double(), expected["logits_before"].double(), rtol=1e-4, atol=1e-4):
-        fail(f"Expected the model's output to be {architecture} applied to its own parameters, but it differs by up to {gap:.3g} {where}. "
-             "Check the order of the layers, the ReLU between the two Linear layers, and that forward returns the last layer's output as it is.")
+        fail(
+            f"Expected the model's output to be {architecture} applied to its own parameters, but it differs by up to {gap:.3g} {where}. "
+            "Check the order of the layers, the ReLU between the two Linear layers, and that forward returns the last layer's output as it is."
+        )
     for index, (got, want) in enumerate(zip(found["params_after"], expected["params_after"])):
         if not torch.allclose(got.double(), want.double(), rtol=1e-3, atol=1e-4):
-            fail(f"Expected training to move parameter {index} (shape {tuple(got.shape)}) as the gradients of {architecture} do, but it "
-                 f"moved differently {where}. Every layer must take part in forward with autograd on: no .detach(), no torch.no_grad(), "
-                 "no copies of the weights.")
-    if found["logits_after"] is None or not torch.allclose(found["logits_after"].double(), expected["logits_after"].double(), rtol=1e-3,
-                                                           atol=1e-3):
-        fail(f"Expected the trained model's output to be {architecture} applied to its trained parameters, but it is not {where}. "
-             "forward must compute the same thing on every call.")
+            fail(
+                f"Expected training to move parameter {index} (shape {tuple(got.shape)}) as the gradients of {architecture} do, but it "
+                f"moved differently {where}. Every layer must take part in forward with autograd on: no .detach(), no torch.no_grad(), "
+                "no copies of the weights."
+            )
+    if found["logits_after"] is None or not torch.allclose(
+        found["logits_after"].double(), expected["logits_after"].double(), rtol=1e-3, atol=1e-3
+    ):
+        fail(
+            f"Expected the trained model's output to be {architecture} applied to its trained parameters, but it is not {where}. "
+            "forward must compute the same thing on every call."
+        )
 
 
 def check_loader(found: dict[str, Any], *, n: int, batch_size: int, seeds: tuple[int, int], what: str) -> None:
@@ -921,32 +1130,51 @@ def check_loader(found: dict[str, Any], *, n: int, batch_size: int, seeds: tuple
     where = f"({what}; measured in your process)"
     for loader in found["loaders"]:
         if not loader["is_loader"]:
-            fail(f"Expected make_loader to return a torch.utils.data.DataLoader, but it returned {_a(loader['type'])} {where}.")
+            fail(
+                f"Expected make_loader to return a torch.utils.data.DataLoader, but it returned {_a(loader['type'])} {where}."
+            )
         if loader["num_workers"] != 0:
-            fail(f"Expected a DataLoader with num_workers=0 (batches made in this process), but found num_workers={loader['num_workers']} "
-                 f"{where}. Worker processes need shared memory, which the grading sandbox does not give.")
+            fail(
+                f"Expected a DataLoader with num_workers=0 (batches made in this process), but found num_workers={loader['num_workers']} "
+                f"{where}. Worker processes need shared memory, which the grading sandbox does not give."
+            )
     for label, read in zip(LOADER_PASSES, found["passes"]):
         if read["error"] is not None:
             fail(f"Expected to go through {label}, but it raised {read['error']} {where}.")
         if read["problem"] is not None:
-            fail(f"Expected every batch to be a pair (images, labels) of the inputs' own rows, but {read['problem']} ({label}) {where}.")
+            fail(
+                f"Expected every batch to be a pair (images, labels) of the inputs' own rows, but {read['problem']} ({label}) {where}."
+            )
         wanted = [batch_size] * (n // batch_size) + ([n % batch_size] if n % batch_size else [])
         if read["sizes"] != wanted:
-            fail(f"Expected {n} images in batches of sizes {wanted} (batch_size={batch_size}, the last batch smaller and kept), but "
-                 f"{label} gave batches of sizes {read['sizes']} {where}.")
+            fail(
+                f"Expected {n} images in batches of sizes {wanted} (batch_size={batch_size}, the last batch smaller and kept), but "
+                f"{label} gave batches of sizes {read['sizes']} {where}."
+            )
     if not found["shuffled"]:
-        fail(f"Expected the loader to shuffle the images, but the first pass gave them in their original order {where}. Pass shuffle=True.")
+        fail(
+            f"Expected the loader to shuffle the images, but the first pass gave them in their original order {where}. Pass shuffle=True."
+        )
     if not found["same_seed_same"]:
-        fail(f"Expected two loaders made with the same seed ({seeds[0]}) to give the same batches, but they differ {where}. Give the "
-             "DataLoader its own generator, torch.Generator().manual_seed(seed): torch.manual_seed changes the global generator, "
-             "which everything else draws from too.")
+        fail(
+            f"Expected two loaders made with the same seed ({seeds[0]}) to give the same batches, but they differ {where}. Give the "
+            "DataLoader its own generator, torch.Generator().manual_seed(seed): torch.manual_seed changes the global generator, "
+            "which everything else draws from too."
+        )
     if not found["other_seed_differs"]:
-        fail(f"Expected seeds {seeds[0]} and {seeds[1]} to give different orders, but they gave the same one {where}. "
-             "Seed the generator with the seed argument.")
+        fail(
+            f"Expected seeds {seeds[0]} and {seeds[1]} to give different orders, but they gave the same one {where}. "
+            "Seed the generator with the seed argument."
+        )
     if not found["reshuffles"]:
-        fail(f"Expected a new order in each pass over the loader (each epoch), but the second pass repeated the first {where}. "
-             "Let shuffle=True draw from the loader's generator each epoch, rather than fixing one list of indices.")
-    check_true(found["inputs_unchanged"], f"Expected make_loader and its batches to leave the images and labels unchanged {where}, but they changed.")
+        fail(
+            f"Expected a new order in each pass over the loader (each epoch), but the second pass repeated the first {where}. "
+            "Let shuffle=True draw from the loader's generator each epoch, rather than fixing one list of indices."
+        )
+    check_true(
+        found["inputs_unchanged"],
+        f"Expected make_loader and its batches to leave the images and labels unchanged {where}, but they changed.",
+    )
 
 
 def check_epoch(found: dict[str, Any], expected: dict[str, Any], *, what: str) -> None:
@@ -957,31 +1185,51 @@ def check_epoch(found: dict[str, Any], expected: dict[str, Any], *, what: str) -
     """
     where = f"({what}; measured in your process)"
     if found["loss_type"] not in FLOATS:
-        hint = " Add up loss.item() of each batch, and divide by the number of batches." if found["loss"] is not None else ""
-        fail(f"Expected train_one_epoch to return the mean loss as a Python float, but it returned {_a(found['loss_type'])} {where}.{hint}")
+        hint = (
+            " Add up loss.item() of each batch, and divide by the number of batches."
+            if found["loss"] is not None
+            else ""
+        )
+        fail(
+            f"Expected train_one_epoch to return the mean loss as a Python float, but it returned {_a(found['loss_type'])} {where}.{hint}"
+        )
     if all(torch.equal(a, b) for a, b in zip(found["params_before"], found["params"])):
-        fail(f"Expected train_one_epoch to change the model's parameters, but they are exactly as before {where}. "
-             "Each batch needs zero_grad, forward, loss, backward and optimizer.step().")
+        fail(
+            f"Expected train_one_epoch to change the model's parameters, but they are exactly as before {where}. "
+            "Each batch needs zero_grad, forward, loss, backward and optimizer.step()."
+        )
     running = [i for i, b in enumerate(found["buffers_before"]) if b.is_floating_point()]
     if running and all(torch.equal(found["buffers_before"][i], found["buffers"][i]) for i in running):
-        fail(f"Expected the batch-norm layer's running statistics to be updated during the epoch, but they did not change {where}: "
-             "the model trained in evaluation mode. It may arrive in evaluation mode (after evaluate, for instance): "
-             "call model.train() before the first batch.")
+        fail(
+            f"Expected the batch-norm layer's running statistics to be updated during the epoch, but they did not change {where}: "
+            "the model trained in evaluation mode. It may arrive in evaluation mode (after evaluate, for instance): "
+            "call model.train() before the first batch."
+        )
     if not math.isclose(found["loss"], expected["loss"], rel_tol=1e-4, abs_tol=1e-5):
-        fail(f"Expected the mean of the {expected['batches']} batch losses of the epoch, about {expected['loss']:.6g}, but found "
-             f"{found['loss']:.6g} {where}. Give every batch one clean step (zero_grad, forward, loss, backward, optimizer.step()), add up "
-             "each batch's loss.item() and divide by the number of batches.")
+        fail(
+            f"Expected the mean of the {expected['batches']} batch losses of the epoch, about {expected['loss']:.6g}, but found "
+            f"{found['loss']:.6g} {where}. Give every batch one clean step (zero_grad, forward, loss, backward, optimizer.step()), add up "
+            "each batch's loss.item() and divide by the number of batches."
+        )
     if "params" in expected:
         pairs = [("parameter", i, got, want) for i, (got, want) in enumerate(zip(found["params"], expected["params"]))]
         pairs += [("buffer", i, got, want) for i, (got, want) in enumerate(zip(found["buffers"], expected["buffers"]))]
         for kind, index, got, want in pairs:
             check_tensor(got, want, what=f"{kind} {index} of the model after the epoch {where}", atol=1e-4, rtol=1e-3)
     else:
-        groups = (("parameter", found["params"], expected["fingerprint"]), ("buffer", found["buffers"], expected["buffer_fingerprint"]))
+        groups = (
+            ("parameter", found["params"], expected["fingerprint"]),
+            ("buffer", found["buffers"], expected["buffer_fingerprint"]),
+        )
         for kind, tensors, prints in groups:
             for index, (got, want) in enumerate(zip(fingerprint(tensors), prints)):
                 if not all(math.isclose(g, w, rel_tol=1e-3, abs_tol=1e-4) for g, w in zip(got, want)):
-                    fail(f"Expected {kind} {index} of the model after the epoch to sum to {want[0]:.6g} (squares: {want[1]:.6g}), but it sums "
-                         f"to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the epoch did not make the updates a correct one makes. "
-                         "Go through every batch once, moving it to the model's device, with one optimizer step per batch.")
-    check_true(found["inputs_unchanged"], f"Expected train_one_epoch to leave the loader's images and labels unchanged {where}, but they changed.")
+                    fail(
+                        f"Expected {kind} {index} of the model after the epoch to sum to {want[0]:.6g} (squares: {want[1]:.6g}), but it sums "
+                        f"to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the epoch did not make the updates a correct one makes. "
+                        "Go through every batch once, moving it to the model's device, with one optimizer step per batch."
+                    )
+    check_true(
+        found["inputs_unchanged"],
+        f"Expected train_one_epoch to leave the loader's images and labels unchanged {where}, but they changed.",
+    )

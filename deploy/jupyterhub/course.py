@@ -66,11 +66,15 @@ FORMGRADER_URL = os.environ.get("COURSE_FORMGRADER_URL", "http://127.0.0.1:9999"
 try:
     RECEIPT_WORKERS = int(os.environ.get("COURSE_RECEIPT_WORKERS", "1"))
 except ValueError:
-    raise SystemExit("course.py: COURSE_RECEIPT_WORKERS must be a whole number (0 leaves the grader on receipt out)") from None
+    raise SystemExit(
+        "course.py: COURSE_RECEIPT_WORKERS must be a whole number (0 leaves the grader on receipt out)"
+    ) from None
 
-for path, what in ((f"{ENV}/bin/jupyterhub-singleuser", "the hub environment (run deploy/jupyterhub/install-env)"),
-                   (f"{ENV}/etc/jupyter-student", "the student configuration (run deploy/jupyterhub/install-env)"),
-                   (f"{COURSE_DIR}/nbgrader_config.py", "the course directory (a clone of the course repository)")):
+for path, what in (
+    (f"{ENV}/bin/jupyterhub-singleuser", "the hub environment (run deploy/jupyterhub/install-env)"),
+    (f"{ENV}/etc/jupyter-student", "the student configuration (run deploy/jupyterhub/install-env)"),
+    (f"{COURSE_DIR}/nbgrader_config.py", "the course directory (a clone of the course repository)"),
+):
     if not os.path.exists(path):
         raise SystemExit(f"course.py: {path} is missing: set up {what} first")
 accounts = {}
@@ -78,7 +82,9 @@ for account, variable in ((GRADER, "COURSE_GRADER"), (EXCHANGE_USER, "COURSE_EXC
     try:
         accounts[account] = pwd.getpwnam(account)
     except KeyError:
-        raise SystemExit(f"course.py: the account {account!r} does not exist (useradd --system it, or set {variable})") from None
+        raise SystemExit(
+            f"course.py: the account {account!r} does not exist (useradd --system it, or set {variable})"
+        ) from None
 if EXCHANGE_USER in INSTRUCTORS | STUDENTS:
     raise SystemExit(f"course.py: the exchange's account {EXCHANGE_USER!r} must not be a hub user")
 
@@ -101,9 +107,19 @@ with open(TOKEN_FILE) as source:
 c.Authenticator.allowed_users.update(INSTRUCTORS | STUDENTS)
 
 SYSTEM_PATH = f"{ENV}/bin:/usr/local/bin:/usr/bin:/bin"
-add_to_hub(c, course_id=COURSE_ID, service_url=EXCHANGE_URL, command=[f"{ENV}/bin/course-exchange"], store=EXCHANGE_STORE,
-           users=sorted(INSTRUCTORS | STUDENTS), grader_users=sorted(INSTRUCTORS), grader_services=[COURSE_ID],
-           max_submission_mb=MAX_SUBMISSION_MB, run_as=EXCHANGE_USER, environment={"PATH": SYSTEM_PATH})
+add_to_hub(
+    c,
+    course_id=COURSE_ID,
+    service_url=EXCHANGE_URL,
+    command=[f"{ENV}/bin/course-exchange"],
+    store=EXCHANGE_STORE,
+    users=sorted(INSTRUCTORS | STUDENTS),
+    grader_users=sorted(INSTRUCTORS),
+    grader_services=[COURSE_ID],
+    max_submission_mb=MAX_SUBMISSION_MB,
+    run_as=EXCHANGE_USER,
+    environment={"PATH": SYSTEM_PATH},
+)
 
 c.Spawner.environment.update({"JUPYTER_CONFIG_PATH": f"{ENV}/etc/jupyter-student"})
 
@@ -115,8 +131,12 @@ c.JupyterHub.services.append(
         "user": GRADER,
         "cwd": COURSE_DIR,
         "api_token": GRADER_TOKEN,
-        "environment": {"PATH": SYSTEM_PATH, "COURSE_EXCHANGE_URL": client_url(EXCHANGE_URL), "COURSE_EXCHANGE_TOKEN_FILE": TOKEN_FILE,
-                        "JUPYTERHUB_DEFAULT_URL": "/formgrader"},
+        "environment": {
+            "PATH": SYSTEM_PATH,
+            "COURSE_EXCHANGE_URL": client_url(EXCHANGE_URL),
+            "COURSE_EXCHANGE_TOKEN_FILE": TOKEN_FILE,
+            "JUPYTERHUB_DEFAULT_URL": "/formgrader",
+        },
         "oauth_no_confirm": True,
     }
 )
@@ -135,10 +155,22 @@ if RECEIPT_WORKERS > 0:
     c.JupyterHub.services.append(
         {
             "name": f"{COURSE_ID}-on-receipt",
-            "command": [f"{ENV}/bin/python", "-m", "course_exchange.receipt", "--course-dir", COURSE_DIR, "--workers", str(RECEIPT_WORKERS)],
+            "command": [
+                f"{ENV}/bin/python",
+                "-m",
+                "course_exchange.receipt",
+                "--course-dir",
+                COURSE_DIR,
+                "--workers",
+                str(RECEIPT_WORKERS),
+            ],
             "user": GRADER,
             "cwd": COURSE_DIR,
-            "environment": {"PATH": SYSTEM_PATH, "COURSE_EXCHANGE_URL": client_url(EXCHANGE_URL), "COURSE_EXCHANGE_TOKEN_FILE": TOKEN_FILE},
+            "environment": {
+                "PATH": SYSTEM_PATH,
+                "COURSE_EXCHANGE_URL": client_url(EXCHANGE_URL),
+                "COURSE_EXCHANGE_TOKEN_FILE": TOKEN_FILE,
+            },
             "display": False,
         }
     )

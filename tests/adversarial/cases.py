@@ -404,51 +404,64 @@ display(HTML("<p>" + "z" * 3_000_000 + "</p>"))
 
 def _hostile(code: str) -> Callable[[Context, Base], dict[str, object]]:
     """The honest notebook with a cell after the first answer, and the `wrong` answers swapped in."""
+
     def build(ctx: Context, base: Base, *, wrong: tuple[str, ...] = (), item: str = "tensor_rank") -> dict[str, object]:
         return nb_file(after(base.honest, item, code.format(**ctx.__dict__), wrong=wrong))
+
     return build
 
 
-def _cell_then_wrong(code: str, wrong: tuple[str, ...], *, item: str = "tensor_rank") -> Callable[[Context, Base], dict[str, object]]:
+def _cell_then_wrong(
+    code: str, wrong: tuple[str, ...], *, item: str = "tensor_rank"
+) -> Callable[[Context, Base], dict[str, object]]:
     def build(ctx: Context, base: Base) -> dict[str, object]:
         return nb_file(after(base.honest, item, code.format(**ctx.__dict__), wrong=wrong))
+
     return build
 
 
 def _cell_then_blank(code: str, *, item: str = "tensor_rank") -> Callable[[Context, Base], dict[str, object]]:
     """The release notebook (no answers) with the hostile cell after `item`'s answer, that one answered."""
+
     def build(ctx: Context, base: Base) -> dict[str, object]:
         nb = samples.answered(base.source, base.release, keep={item})
         return nb_file(after(nb, item, code.format(**ctx.__dict__)))
+
     return build
 
 
 def _every_answer(template: str) -> Callable[[Context, Base], dict[str, object]]:
     """Every answer cell replaced by `template`, formatted with the item's grade id."""
+
     def build(ctx: Context, base: Base) -> dict[str, object]:
         nb = copy.deepcopy(base.release)
         for item in ITEMS:
             nb = samples.with_answer(nb, item, template.format(item=item, **{k: v for k, v in ctx.__dict__.items()}))
         return nb_file(nb)
+
     return build
 
 
 def _answer(item: str, code: str, *, wrong: tuple[str, ...] = ()) -> Callable[[Context, Base], dict[str, object]]:
     def build(ctx: Context, base: Base) -> dict[str, object]:
         return nb_file(answer(base.honest, item, code.format(**ctx.__dict__), wrong=wrong))
+
     return build
 
 
 # ---------------------------------------------------------------- tampering and bad files
 
 
-def _tamper(change: Callable[[nbformat.NotebookNode], None], *, wrong: tuple[str, ...] = ()) -> Callable[[Context, Base], dict[str, object]]:
+def _tamper(
+    change: Callable[[nbformat.NotebookNode], None], *, wrong: tuple[str, ...] = ()
+) -> Callable[[Context, Base], dict[str, object]]:
     def build(ctx: Context, base: Base) -> dict[str, object]:
         nb = copy.deepcopy(base.honest)
         for name in wrong:
             nb = samples.with_answer(nb, name, WRONG[name])
         change(nb)
         return nb_file(nb)
+
     return build
 
 
@@ -475,7 +488,9 @@ def _tamper_grade_ids(nb) -> None:
 
 def _tamper_cell_types(nb) -> None:
     cell = _test_cell(nb, "tensor_rank")
-    nb.cells[nb.cells.index(cell)] = nbformat.v4.new_markdown_cell(cell.source, id=cell.get("id", "x"), metadata=cell.metadata)
+    nb.cells[nb.cells.index(cell)] = nbformat.v4.new_markdown_cell(
+        cell.source, id=cell.get("id", "x"), metadata=cell.metadata
+    )
     _test_cell(nb, "make_image_batch").metadata["nbgrader"].update(grade=False, locked=False, solution=False)
 
 
@@ -508,6 +523,7 @@ def _duplicate_cells(nb) -> None:
 def _raw(make: Callable[[Context, Base], bytes]) -> Callable[[Context, Base], dict[str, object]]:
     def build(ctx: Context, base: Base) -> dict[str, object]:
         return {f"{LESSON}.ipynb": make(ctx, base)}
+
     return build
 
 
@@ -542,71 +558,202 @@ def _symlink_inside(ctx: Context, base: Base) -> dict[str, object]:
 
 
 CASES: list[Case] = [
-    Case("input_transformer", "an IPython input transformer that blanks every later cell; later answers left blank",
-         _cell_then_blank(INPUT_TRANSFORMER), full(zero=tuple(ITEMS[1:]))),
-    Case("ast_transformer", "an IPython AST transformer that empties every later cell; later answers wrong",
-         _cell_then_wrong(AST_TRANSFORMER, tuple(ITEMS[1:])), full(zero=tuple(ITEMS[1:]))),
-    Case("read_source", "every answer cell reads the instructor's source/ notebook and runs that item's solution",
-         _every_answer(READ_SOURCE), NOTHING),
-    Case("copy_classmate", "every answer cell reads a classmate's submission and runs that item's answer",
-         _every_answer(COPY_CLASSMATE), NOTHING),
-    Case("rewrite_gradebook", "sets every max_score in gradebook.db to 0 and overwrites the file; answers honest",
-         _hostile(REWRITE_GRADEBOOK), full()),
-    Case("write_home", "appends to ~/.bashrc and ~/.ssh/authorized_keys of the grader's home; answers honest",
-         _hostile(WRITE_HOME), full()),
-    Case("write_outside", "overwrites nbgrader_config.py, release/, drops files in source/ and /tmp; answers honest",
-         _hostile(WRITE_OUTSIDE), full()),
-    Case("network", "connects to a listener on 127.0.0.1 and to a remote address, sends UDP; answers honest",
-         _hostile(NETWORK), full()),
+    Case(
+        "input_transformer",
+        "an IPython input transformer that blanks every later cell; later answers left blank",
+        _cell_then_blank(INPUT_TRANSFORMER),
+        full(zero=tuple(ITEMS[1:])),
+    ),
+    Case(
+        "ast_transformer",
+        "an IPython AST transformer that empties every later cell; later answers wrong",
+        _cell_then_wrong(AST_TRANSFORMER, tuple(ITEMS[1:])),
+        full(zero=tuple(ITEMS[1:])),
+    ),
+    Case(
+        "read_source",
+        "every answer cell reads the instructor's source/ notebook and runs that item's solution",
+        _every_answer(READ_SOURCE),
+        NOTHING,
+    ),
+    Case(
+        "copy_classmate",
+        "every answer cell reads a classmate's submission and runs that item's answer",
+        _every_answer(COPY_CLASSMATE),
+        NOTHING,
+    ),
+    Case(
+        "rewrite_gradebook",
+        "sets every max_score in gradebook.db to 0 and overwrites the file; answers honest",
+        _hostile(REWRITE_GRADEBOOK),
+        full(),
+    ),
+    Case(
+        "write_home",
+        "appends to ~/.bashrc and ~/.ssh/authorized_keys of the grader's home; answers honest",
+        _hostile(WRITE_HOME),
+        full(),
+    ),
+    Case(
+        "write_outside",
+        "overwrites nbgrader_config.py, release/, drops files in source/ and /tmp; answers honest",
+        _hostile(WRITE_OUTSIDE),
+        full(),
+    ),
+    Case(
+        "network",
+        "connects to a listener on 127.0.0.1 and to a remote address, sends UDP; answers honest",
+        _hostile(NETWORK),
+        full(),
+    ),
     Case("kill_parent", "os.kill(os.getppid(), 9); answers honest", _hostile(KILL_PARENT), full()),
-    Case("kill_everything", "kill(-1, SIGKILL), then SIGKILL to every pid up to 40000; answers honest", _hostile(KILL_ALL), full()),
-    Case("eq_always_true", "tensor_rank returns an int subclass whose __eq__ is always True",
-         _answer("tensor_rank", EQ_ALWAYS_TRUE), full(zero=("tensor_rank",))),
-    Case("torch_function", "make_image_batch returns a tensor subclass whose __torch_function__ says every comparison holds",
-         _answer("make_image_batch", TORCH_FUNCTION), full(zero=("make_image_batch",))),
-    Case("patch_torch", "patches torch.equal/allclose/Tensor.__ne__/testing; make_image_batch wrong",
-         _cell_then_wrong(PATCH_TORCH, ("make_image_batch",)), full(zero=("make_image_batch",))),
-    Case("patch_numpy", "patches np.array_equal/allclose/testing; numpy_to_tensor_shape wrong",
-         _cell_then_wrong(PATCH_NUMPY, ("numpy_to_tensor_shape",)), full(zero=("numpy_to_tensor_shape",))),
-    Case("patch_builtins", "patches builtins.__import__ so test cells import no-op checks; describe wrong",
-         _cell_then_wrong(PATCH_BUILTINS, ("describe",)), full(zero=("describe",))),
-    Case("patch_course", "replaces every course.checks/course.quiz check with a no-op; two answers wrong",
-         _cell_then_wrong(PATCH_COURSE, ("tensor_rank", "answer_rank_meaning"), item="tensor_rank"), full(zero=("tensor_rank", "answer_rank_meaning"))),
-    Case("fake_course_module", "puts fake course.checks/course.quiz modules in sys.modules; two answers wrong",
-         _cell_then_wrong(FAKE_COURSE_MODULE, ("describe", "answer_batch_shape")), full(zero=("describe", "answer_batch_shape"))),
-    Case("exception_handlers", "sys.excepthook and IPython set_custom_exc swallow every error; two answers wrong",
-         _cell_then_wrong(EXCEPTHOOKS, ("tensor_rank", "make_image_batch")), full(zero=("tensor_rank", "make_image_batch"))),
-    Case("hide_tracebacks", "IPython showtraceback/structured_traceback replaced so errors print nothing; two answers wrong",
-         _cell_then_wrong(HIDE_TRACEBACKS, ("tensor_rank", "numpy_to_tensor_shape")), full(zero=("tensor_rank", "numpy_to_tensor_shape"))),
-    Case("settrace", "sys.settrace rewrites check_equal's `found` argument to the expected value; tensor_rank wrong",
-         _cell_then_wrong(SETTRACE, ("tensor_rank",)), full(zero=("tensor_rank",))),
-    Case("setprofile", "sys.setprofile rewrites check_key/check_equal arguments; both quiz answers wrong",
-         _cell_then_wrong(SETPROFILE, ("answer_rank_meaning", "answer_batch_shape")), full(zero=("answer_rank_meaning", "answer_batch_shape"))),
+    Case(
+        "kill_everything",
+        "kill(-1, SIGKILL), then SIGKILL to every pid up to 40000; answers honest",
+        _hostile(KILL_ALL),
+        full(),
+    ),
+    Case(
+        "eq_always_true",
+        "tensor_rank returns an int subclass whose __eq__ is always True",
+        _answer("tensor_rank", EQ_ALWAYS_TRUE),
+        full(zero=("tensor_rank",)),
+    ),
+    Case(
+        "torch_function",
+        "make_image_batch returns a tensor subclass whose __torch_function__ says every comparison holds",
+        _answer("make_image_batch", TORCH_FUNCTION),
+        full(zero=("make_image_batch",)),
+    ),
+    Case(
+        "patch_torch",
+        "patches torch.equal/allclose/Tensor.__ne__/testing; make_image_batch wrong",
+        _cell_then_wrong(PATCH_TORCH, ("make_image_batch",)),
+        full(zero=("make_image_batch",)),
+    ),
+    Case(
+        "patch_numpy",
+        "patches np.array_equal/allclose/testing; numpy_to_tensor_shape wrong",
+        _cell_then_wrong(PATCH_NUMPY, ("numpy_to_tensor_shape",)),
+        full(zero=("numpy_to_tensor_shape",)),
+    ),
+    Case(
+        "patch_builtins",
+        "patches builtins.__import__ so test cells import no-op checks; describe wrong",
+        _cell_then_wrong(PATCH_BUILTINS, ("describe",)),
+        full(zero=("describe",)),
+    ),
+    Case(
+        "patch_course",
+        "replaces every course.checks/course.quiz check with a no-op; two answers wrong",
+        _cell_then_wrong(PATCH_COURSE, ("tensor_rank", "answer_rank_meaning"), item="tensor_rank"),
+        full(zero=("tensor_rank", "answer_rank_meaning")),
+    ),
+    Case(
+        "fake_course_module",
+        "puts fake course.checks/course.quiz modules in sys.modules; two answers wrong",
+        _cell_then_wrong(FAKE_COURSE_MODULE, ("describe", "answer_batch_shape")),
+        full(zero=("describe", "answer_batch_shape")),
+    ),
+    Case(
+        "exception_handlers",
+        "sys.excepthook and IPython set_custom_exc swallow every error; two answers wrong",
+        _cell_then_wrong(EXCEPTHOOKS, ("tensor_rank", "make_image_batch")),
+        full(zero=("tensor_rank", "make_image_batch")),
+    ),
+    Case(
+        "hide_tracebacks",
+        "IPython showtraceback/structured_traceback replaced so errors print nothing; two answers wrong",
+        _cell_then_wrong(HIDE_TRACEBACKS, ("tensor_rank", "numpy_to_tensor_shape")),
+        full(zero=("tensor_rank", "numpy_to_tensor_shape")),
+    ),
+    Case(
+        "settrace",
+        "sys.settrace rewrites check_equal's `found` argument to the expected value; tensor_rank wrong",
+        _cell_then_wrong(SETTRACE, ("tensor_rank",)),
+        full(zero=("tensor_rank",)),
+    ),
+    Case(
+        "setprofile",
+        "sys.setprofile rewrites check_key/check_equal arguments; both quiz answers wrong",
+        _cell_then_wrong(SETPROFILE, ("answer_rank_meaning", "answer_batch_shape")),
+        full(zero=("answer_rank_meaning", "answer_batch_shape")),
+    ),
     Case("system_exit", "raise SystemExit in a cell; answers honest", _hostile(SYSTEM_EXIT), full()),
     Case("os_exit", "os._exit(0) half-way; answers honest", _hostile(OS_EXIT), full()),
     Case("infinite_loop", "while True: pass half-way; answers honest", _hostile(INFINITE_LOOP), full()),
-    Case("memory_growth", "allocates 64 MB blocks until something gives; answers honest", _hostile(MEMORY_GROWTH), full()),
-    Case("fork_storm", "forks until fork fails, every child forking again; answers honest", _hostile(FORK_STORM), full(), tags=("storm",)),
+    Case(
+        "memory_growth", "allocates 64 MB blocks until something gives; answers honest", _hostile(MEMORY_GROWTH), full()
+    ),
+    Case(
+        "fork_storm",
+        "forks until fork fails, every child forking again; answers honest",
+        _hostile(FORK_STORM),
+        full(),
+        tags=("storm",),
+    ),
     Case("huge_output", "prints 25 MB of text and a 3 MB HTML display; answers honest", _hostile(HUGE_OUTPUT), full()),
     Case("tampered_points", "every test cell's points set to 100; answers honest", _tamper(_tamper_points), full()),
-    Case("tampered_tests", "test cells replaced by a fake success line and `pass`; two answers wrong",
-         _tamper(_tamper_test_source, wrong=("tensor_rank", "describe")), full(zero=("tensor_rank", "describe"))),
-    Case("tampered_grade_ids", "test cell grade ids renamed and swapped; two answers wrong",
-         _tamper(_tamper_grade_ids, wrong=("tensor_rank", "describe")), full(zero=("tensor_rank", "describe"))),
-    Case("tampered_cell_types", "a test cell turned into markdown, another into an ordinary cell; both answers wrong",
-         _tamper(_tamper_cell_types, wrong=("tensor_rank", "make_image_batch")), full(zero=("tensor_rank", "make_image_batch"))),
-    Case("tampered_kernelspec", "kernelspec and language_info switched to bash; answers honest", _tamper(_tamper_kernelspec), full()),
-    Case("missing_metadata", "notebook metadata and every cell's nbgrader metadata removed; answers honest", _tamper(_strip_metadata), full()),
-    Case("deleted_cells", "the tensor_rank test cell and the describe answer cell deleted; other answers honest",
-         _tamper(_delete_cells), full(zero=("describe",))),
-    Case("duplicated_cells", "a test cell duplicated, and a wrong copy of an answer cell after its test",
-         _tamper(_duplicate_cells), full()),
+    Case(
+        "tampered_tests",
+        "test cells replaced by a fake success line and `pass`; two answers wrong",
+        _tamper(_tamper_test_source, wrong=("tensor_rank", "describe")),
+        full(zero=("tensor_rank", "describe")),
+    ),
+    Case(
+        "tampered_grade_ids",
+        "test cell grade ids renamed and swapped; two answers wrong",
+        _tamper(_tamper_grade_ids, wrong=("tensor_rank", "describe")),
+        full(zero=("tensor_rank", "describe")),
+    ),
+    Case(
+        "tampered_cell_types",
+        "a test cell turned into markdown, another into an ordinary cell; both answers wrong",
+        _tamper(_tamper_cell_types, wrong=("tensor_rank", "make_image_batch")),
+        full(zero=("tensor_rank", "make_image_batch")),
+    ),
+    Case(
+        "tampered_kernelspec",
+        "kernelspec and language_info switched to bash; answers honest",
+        _tamper(_tamper_kernelspec),
+        full(),
+    ),
+    Case(
+        "missing_metadata",
+        "notebook metadata and every cell's nbgrader metadata removed; answers honest",
+        _tamper(_strip_metadata),
+        full(),
+    ),
+    Case(
+        "deleted_cells",
+        "the tensor_rank test cell and the describe answer cell deleted; other answers honest",
+        _tamper(_delete_cells),
+        full(zero=("describe",)),
+    ),
+    Case(
+        "duplicated_cells",
+        "a test cell duplicated, and a wrong copy of an answer cell after its test",
+        _tamper(_duplicate_cells),
+        full(),
+    ),
     Case("invalid_json", "the notebook file cut in half", _raw(_invalid_json), None, reason="JSON"),
     Case("wrong_nbformat", "nbformat 99", _raw(_wrong_nbformat), None, reason="nbformat"),
     Case("not_utf8", "the file is Latin-1, not UTF-8", _raw(_not_utf8), None, reason="UTF-8"),
     Case("huge_notebook", "a 100 MB notebook", _raw(_huge), None, reason="MB"),
-    Case("symlink_notebook", "the notebook is a symlink to the instructor's source notebook", _symlink_to_source, None, reason="symbolic link"),
-    Case("symlink_inside", "an honest notebook next to a symlink to gradebook.db", _symlink_inside, None, reason="symbolic link"),
+    Case(
+        "symlink_notebook",
+        "the notebook is a symlink to the instructor's source notebook",
+        _symlink_to_source,
+        None,
+        reason="symbolic link",
+    ),
+    Case(
+        "symlink_inside",
+        "an honest notebook next to a symlink to gradebook.db",
+        _symlink_inside,
+        None,
+        reason="symbolic link",
+    ),
 ]
 
 # Honest classmates graded in the same batch: their scores must not move.

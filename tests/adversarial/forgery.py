@@ -42,7 +42,11 @@ class Forgery:
         nb = samples.with_answer(samples.answered(source, release, keep=None), self.item, self.answer)
         if self.cell:
             nb = copy.deepcopy(nb)
-            index = next(i for i, c in enumerate(nb.cells) if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == self.item)
+            index = next(
+                i
+                for i, c in enumerate(nb.cells)
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == self.item
+            )
             nb.cells.insert(index + 1, nbformat.v4.new_code_cell(self.cell, id=f"forgery-{self.item}"))
         return nb
 
@@ -89,32 +93,51 @@ def move_batch(batch, device):
 FORGERIES: list[Forgery] = [
     # ---------------------------------------------------------------- a separate cell
     Forgery(
-        "copy_numpy_patched_in_a_cell", "04_numpy", "numpy_to_tensor_copy", "patch NumPy", "separate cell",
-        SHARES_WHEN_IT_CAN, detected=False,
+        "copy_numpy_patched_in_a_cell",
+        "04_numpy",
+        "numpy_to_tensor_copy",
+        "patch NumPy",
+        "separate cell",
+        SHARES_WHEN_IT_CAN,
+        detected=False,
         cell="np.shares_memory = lambda *args, **kwargs: False\n"
-             "np.may_share_memory = lambda *args, **kwargs: False\n"
-             "np.array_equal = lambda *args, **kwargs: True\n",
+        "np.may_share_memory = lambda *args, **kwargs: False\n"
+        "np.array_equal = lambda *args, **kwargs: True\n",
     ),
     Forgery(
-        "center_rows_torch_patched_in_a_cell", "05_shapes", "center_rows", "patch torch", "separate cell",
-        CENTER_IN_PLACE, detected=False,
+        "center_rows_torch_patched_in_a_cell",
+        "05_shapes",
+        "center_rows",
+        "patch torch",
+        "separate cell",
+        CENTER_IN_PLACE,
+        detected=False,
         cell="torch.equal = lambda a, b: True\n"
-             "torch.allclose = lambda *args, **kwargs: True\n"
-             "torch.Tensor.clone = lambda self, *args, **kwargs: self\n",
+        "torch.allclose = lambda *args, **kwargs: True\n"
+        "torch.Tensor.clone = lambda self, *args, **kwargs: self\n",
     ),
     Forgery(
-        "evaluate_probe_replaced_in_a_cell", "07_training", "evaluate", "replace the probe in the registry", "separate cell",
-        EVALUATE_WITH_GRAPH, detected=False,
+        "evaluate_probe_replaced_in_a_cell",
+        "07_training",
+        "evaluate",
+        "replace the probe in the registry",
+        "separate cell",
+        EVALUATE_WITH_GRAPH,
+        detected=False,
         cell="import course.probes as probes\n"
-             "import course.probes.training as training\n"
-             "probes.REGISTRY['course.probes.training:evaluate_probe'] = lambda step, evaluate, seed, **kwargs: None\n"
-             "training.evaluate_probe = lambda *args, **kwargs: {'type': 'float', 'value': 0.425, 'graph_recorded': False,\n"
-             "    'grads_touched': False, 'requires_grad_changed': False, 'params_changed': False, 'inputs_unchanged': True,\n"
-             "    'mode_restored': True}\n",
+        "import course.probes.training as training\n"
+        "probes.REGISTRY['course.probes.training:evaluate_probe'] = lambda step, evaluate, seed, **kwargs: None\n"
+        "training.evaluate_probe = lambda *args, **kwargs: {'type': 'float', 'value': 0.425, 'graph_recorded': False,\n"
+        "    'grads_touched': False, 'requires_grad_changed': False, 'params_changed': False, 'inputs_unchanged': True,\n"
+        "    'mode_restored': True}\n",
     ),
     # ---------------------------------------------------------------- the answer cell
     Forgery(
-        "shared_probe_patched_in_the_answer_cell", "04_numpy", "numpy_to_tensor_shared", "patch the course package", "answer cell",
+        "shared_probe_patched_in_the_answer_cell",
+        "04_numpy",
+        "numpy_to_tensor_shared",
+        "patch the course package",
+        "answer cell",
         "import course.probes.core as core\n\n\n"
         "def numpy_to_tensor_shared(arr):\n"
         "    return torch.tensor(arr)\n\n\n"
@@ -124,7 +147,11 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "to_float32_settrace_in_the_answer_cell", "02_dtype", "to_float32", "trace hook", "answer cell",
+        "to_float32_settrace_in_the_answer_cell",
+        "02_dtype",
+        "to_float32",
+        "trace hook",
+        "answer cell",
         "import sys\n\n\n"
         "def to_float32(t):\n"
         "    t.data = t.data.float()\n"
@@ -137,7 +164,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "predict_setprofile_in_the_answer_cell", "06_autograd", "predict", "profile hook", "answer cell",
+        "predict_setprofile_in_the_answer_cell",
+        "06_autograd",
+        "predict",
+        "profile hook",
+        "answer cell",
         "import sys\n\n\n"
         "def predict(model, x):\n"
         "    return model(x).detach()\n\n\n"
@@ -145,13 +176,21 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "move_batch_gc_in_the_answer_cell", "03_device", "move_batch", "gc introspection", "answer cell",
+        "move_batch_gc_in_the_answer_cell",
+        "03_device",
+        "move_batch",
+        "gc introspection",
+        "answer cell",
         MOVE_IN_PLACE + "\n\nimport gc\n_found = [o for o in gc.get_objects() if type(o).__name__ == 'Snapshots']\n",
         detected=True,
     ),
     # ---------------------------------------------------------------- the function body, at call time
     Forgery(
-        "copy_numpy_patched_at_call_time", "04_numpy", "numpy_to_tensor_copy", "patch NumPy", "function body",
+        "copy_numpy_patched_at_call_time",
+        "04_numpy",
+        "numpy_to_tensor_copy",
+        "patch NumPy",
+        "function body",
         "def numpy_to_tensor_copy(arr):\n"
         "    import numpy\n"
         "    numpy.shares_memory = lambda *args, **kwargs: False\n"
@@ -163,7 +202,11 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "shared_extra_evidence_through_frames", "04_numpy", "numpy_to_tensor_shared", "frame tricks", "function body",
+        "shared_extra_evidence_through_frames",
+        "04_numpy",
+        "numpy_to_tensor_shared",
+        "frame tricks",
+        "function body",
         "import sys\n\n\n"
         "def numpy_to_tensor_shared(arr):\n"
         "    step = sys._getframe(1).f_locals.get('step')\n"
@@ -174,7 +217,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "center_rows_replaces_the_probe_step", "05_shapes", "center_rows", "patch the course package", "function body",
+        "center_rows_replaces_the_probe_step",
+        "05_shapes",
+        "center_rows",
+        "patch the course package",
+        "function body",
         "def center_rows(x):\n"
         "    import course.probes.core as core\n"
         "    saved = x.clone()\n"
@@ -185,7 +232,10 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "normalize_channels_patches_the_grader_encoder", "05_shapes", "normalize_channels", "patch the grader's child-side code",
+        "normalize_channels_patches_the_grader_encoder",
+        "05_shapes",
+        "normalize_channels",
+        "patch the grader's child-side code",
         "function body",
         "def normalize_channels(x):\n"
         "    import autograder.guard as guard\n"
@@ -197,7 +247,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "shape_ctypes_rewrites_a_frame", "01_tensors", "numpy_to_tensor_shape", "ctypes", "function body",
+        "shape_ctypes_rewrites_a_frame",
+        "01_tensors",
+        "numpy_to_tensor_shape",
+        "ctypes",
+        "function body",
         "import ctypes\nimport sys\n\n\n"
         "def numpy_to_tensor_shape(arr):\n"
         "    shape = tuple(int(n) for n in arr.shape)\n"
@@ -209,12 +263,16 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "mean_of_ints_forges_a_grader_message", "02_dtype", "mean_of_ints", "write to the grader's channel", "function body",
+        "mean_of_ints_forges_a_grader_message",
+        "02_dtype",
+        "mean_of_ints",
+        "write to the grader's channel",
+        "function body",
         "import os\nimport struct\n\n\n"
         "def mean_of_ints(t):\n"
         "    t.data = t.data.float()\n"
-        "    body = b'{\"n\":1,\"kind\":\"done\",\"req\":1}'\n"
-        "    header = b'{\"sealed\":true,\"b\":[%d,32]}' % len(body)\n"
+        '    body = b\'{"n":1,"kind":"done","req":1}\'\n'
+        '    header = b\'{"sealed":true,"b":[%d,32]}\' % len(body)\n'
         "    frame = struct.pack('>2sHI', b'AG', 1, len(header)) + header + body + bytes(32)\n"
         "    for fd in os.listdir('/proc/self/fd'):\n"
         "        try:\n"
@@ -226,7 +284,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "linear_weight_grad_reads_the_seal_key", "06_autograd", "linear_weight_grad", "read the grader's secrets", "function body",
+        "linear_weight_grad_reads_the_seal_key",
+        "06_autograd",
+        "linear_weight_grad",
+        "read the grader's secrets",
+        "function body",
         "def linear_weight_grad(x, w):\n"
         "    import autograder.guard as guard\n"
         "    try:\n"
@@ -240,7 +302,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "grad_of_reads_raw_memory", "06_autograd", "grad_of", "raw memory", "function body",
+        "grad_of_reads_raw_memory",
+        "06_autograd",
+        "grad_of",
+        "raw memory",
+        "function body",
         "def grad_of(f, x):\n"
         "    try:\n"
         "        with open('/proc/self/mem', 'rb') as memory:\n"
@@ -254,7 +320,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "predict_pops_the_saved_tensor_hook", "06_autograd", "predict", "autograd hooks", "function body",
+        "predict_pops_the_saved_tensor_hook",
+        "06_autograd",
+        "predict",
+        "autograd hooks",
+        "function body",
         "def predict(model, x):\n"
         "    hooks = torch._C._autograd._top_saved_tensors_default_hooks(True)\n"
         "    if hooks is not None:\n"
@@ -266,7 +336,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "grad_of_rewrites_the_registry", "06_autograd", "grad_of", "replace the probe in the registry", "function body",
+        "grad_of_rewrites_the_registry",
+        "06_autograd",
+        "grad_of",
+        "replace the probe in the registry",
+        "function body",
         "def grad_of(f, x):\n"
         "    import course.probes as probes\n"
         "    probes.REGISTRY['course.probes.autograd:grad_of_named'] = lambda step, grad_of, name, x: None\n"
@@ -276,7 +350,11 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "evaluate_switches_hooks_off", "07_training", "evaluate", "autograd hooks", "function body",
+        "evaluate_switches_hooks_off",
+        "07_training",
+        "evaluate",
+        "autograd hooks",
+        "function body",
         "def evaluate(model, images, labels):\n"
         "    try:\n"
         "        with torch.autograd.graph.disable_saved_tensors_hooks('hidden'):\n"
@@ -287,7 +365,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "training_step_leaves_a_thread", "07_training", "training_step", "threads", "function body",
+        "training_step_leaves_a_thread",
+        "07_training",
+        "training_step",
+        "threads",
+        "function body",
         "def training_step(model, images, labels, optimizer, loss_fn):\n"
         "    import threading\n"
         "    import time\n"
@@ -296,7 +378,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "training_step_patches_builtins", "07_training", "training_step", "patch builtins", "function body",
+        "training_step_patches_builtins",
+        "07_training",
+        "training_step",
+        "patch builtins",
+        "function body",
         "def training_step(model, images, labels, optimizer, loss_fn):\n"
         "    import builtins\n"
         "    real = builtins.isinstance\n"
@@ -305,7 +391,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "pick_device_returns_a_lying_object", "03_device", "pick_device", "an object that lies", "function body",
+        "pick_device_returns_a_lying_object",
+        "03_device",
+        "pick_device",
+        "an object that lies",
+        "function body",
         "class CudaLike:\n"
         "    type = 'cuda'\n"
         "    index = None\n\n"
@@ -319,7 +409,11 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "to_float32_tensor_subclass_that_lies", "02_dtype", "to_float32", "a tensor subclass that lies", "function body",
+        "to_float32_tensor_subclass_that_lies",
+        "02_dtype",
+        "to_float32",
+        "a tensor subclass that lies",
+        "function body",
         "class Honest(torch.Tensor):\n"
         "    def __eq__(self, other):\n"
         "        return torch.ones(self.shape, dtype=torch.bool)\n\n"
@@ -334,7 +428,11 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "add_on_device_leaves_a_dispatch_mode", "03_device", "add_on_device", "torch dispatch mode", "function body",
+        "add_on_device_leaves_a_dispatch_mode",
+        "03_device",
+        "add_on_device",
+        "torch dispatch mode",
+        "function body",
         "from torch.utils._python_dispatch import TorchDispatchMode\n\n\n"
         "class Quiet(TorchDispatchMode):\n"
         "    def __torch_dispatch__(self, func, types, args=(), kwargs=None):\n"
@@ -349,7 +447,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "train_classifier_model_patches_the_probe", "07_training", "train_classifier", "patch the course package", "function body",
+        "train_classifier_model_patches_the_probe",
+        "07_training",
+        "train_classifier",
+        "patch the course package",
+        "function body",
         "class Cheater(nn.Module):\n"
         "    def __init__(self):\n"
         "        super().__init__()\n"
@@ -364,7 +466,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "tensor_to_numpy_settrace_at_call_time", "04_numpy", "tensor_to_numpy", "trace hook", "function body",
+        "tensor_to_numpy_settrace_at_call_time",
+        "04_numpy",
+        "tensor_to_numpy",
+        "trace hook",
+        "function body",
         "def tensor_to_numpy(t):\n"
         "    import sys\n\n"
         "    def rewrite(frame, event, arg):\n"
@@ -378,50 +484,62 @@ FORGERIES: list[Forgery] = [
     ),
     # ---------------------------------------------------------------- a module the answer imports
     Forgery(
-        "copy_helper_module_patches_the_probe", "04_numpy", "numpy_to_tensor_copy", "patch the course package", "import side effect",
-        "from fastcopy import view_of\n\n\n"
-        "def numpy_to_tensor_copy(arr):\n"
-        "    return view_of(arr)\n",
+        "copy_helper_module_patches_the_probe",
+        "04_numpy",
+        "numpy_to_tensor_copy",
+        "patch the course package",
+        "import side effect",
+        "from fastcopy import view_of\n\n\ndef numpy_to_tensor_copy(arr):\n    return view_of(arr)\n",
         detected=True,
-        files={"fastcopy.py": "import numpy as np\nimport torch\n\nimport course.probes.core as core\n\n\n"
-                              "def _sharing(snaps, result, source):\n"
-                              "    return {'result': snaps.snap(result), 'after': snaps.snap(result), 'written': snaps.snap(source),\n"
-                              "            'wrote': True, 'result_span': None, 'source_span': None}\n\n\n"
-                              "core.sharing = _sharing\n"
-                              "np.shares_memory = lambda *args, **kwargs: False\n\n\n"
-                              "def view_of(arr):\n"
-                              "    if all(step >= 0 for step in arr.strides):\n"
-                              "        return torch.from_numpy(arr)\n"
-                              "    return torch.from_numpy(arr.copy())\n"},
+        files={
+            "fastcopy.py": "import numpy as np\nimport torch\n\nimport course.probes.core as core\n\n\n"
+            "def _sharing(snaps, result, source):\n"
+            "    return {'result': snaps.snap(result), 'after': snaps.snap(result), 'written': snaps.snap(source),\n"
+            "            'wrote': True, 'result_span': None, 'source_span': None}\n\n\n"
+            "core.sharing = _sharing\n"
+            "np.shares_memory = lambda *args, **kwargs: False\n\n\n"
+            "def view_of(arr):\n"
+            "    if all(step >= 0 for step in arr.strides):\n"
+            "        return torch.from_numpy(arr)\n"
+            "    return torch.from_numpy(arr.copy())\n"
+        },
     ),
     Forgery(
-        "training_step_helper_module_replaces_the_probe", "07_training", "training_step", "replace the probe in the registry",
+        "training_step_helper_module_replaces_the_probe",
+        "07_training",
+        "training_step",
+        "replace the probe in the registry",
         "import side effect",
         "from trainer import step as _step\n\n\n"
         "def training_step(model, images, labels, optimizer, loss_fn):\n"
         "    return _step(model, images, labels, optimizer, loss_fn)\n",
         detected=True,
-        files={"trainer.py": "import course.probes as probes\nimport course.probes.training as training\n\n\n"
-                             "def _nothing(step, training_step, seed, **kwargs):\n"
-                             "    return None\n\n\n"
-                             "probes.REGISTRY['course.probes.training:training_step_probe'] = _nothing\n"
-                             "training.training_step_probe = _nothing\n\n\n"
-                             "def step(model, images, labels, optimizer, loss_fn):\n"
-                             "    return 0.0\n"},
+        files={
+            "trainer.py": "import course.probes as probes\nimport course.probes.training as training\n\n\n"
+            "def _nothing(step, training_step, seed, **kwargs):\n"
+            "    return None\n\n\n"
+            "probes.REGISTRY['course.probes.training:training_step_probe'] = _nothing\n"
+            "training.training_step_probe = _nothing\n\n\n"
+            "def step(model, images, labels, optimizer, loss_fn):\n"
+            "    return 0.0\n"
+        },
     ),
     Forgery(
-        "flatten_helper_module_patches_builtins", "05_shapes", "flatten_images", "patch builtins", "import side effect",
-        "from shapes_helper import flat\n\n\n"
-        "def flatten_images(x):\n"
-        "    return flat(x)\n",
+        "flatten_helper_module_patches_builtins",
+        "05_shapes",
+        "flatten_images",
+        "patch builtins",
+        "import side effect",
+        "from shapes_helper import flat\n\n\ndef flatten_images(x):\n    return flat(x)\n",
         detected=True,
-        files={"shapes_helper.py": "import builtins\n\n_len = builtins.len\nbuiltins.len = lambda obj: _len(obj)\n\n\n"
-                                   "def flat(x):\n"
-                                   "    x.data = x.data.reshape(x.shape[0], -1)\n"
-                                   "    return x\n"},
+        files={
+            "shapes_helper.py": "import builtins\n\n_len = builtins.len\nbuiltins.len = lambda obj: _len(obj)\n\n\n"
+            "def flat(x):\n"
+            "    x.data = x.data.reshape(x.shape[0], -1)\n"
+            "    return x\n"
+        },
     ),
 ]
-
 
 
 def all_forgeries() -> list[Forgery]:

@@ -22,7 +22,11 @@ def freeze_all_but_last(model):
 
 FORGERIES: list[Forgery] = [
     Forgery(
-        "binarize_patches_autograd_at_call_time", "06_autograd", "binarize_straight_through", "patch torch", "function body",
+        "binarize_patches_autograd_at_call_time",
+        "06_autograd",
+        "binarize_straight_through",
+        "patch torch",
+        "function body",
         "def binarize_straight_through(x):\n"
         "    import torch.autograd as autograd\n"
         "    import torch.autograd.graph as graph\n\n"
@@ -38,7 +42,10 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "binarize_returns_a_subclass_that_lies", "06_autograd", "binarize_straight_through", "a tensor subclass that lies",
+        "binarize_returns_a_subclass_that_lies",
+        "06_autograd",
+        "binarize_straight_through",
+        "a tensor subclass that lies",
         "function body",
         "class Straight(torch.Tensor):\n"
         "    @classmethod\n"
@@ -49,7 +56,11 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "softmax_replaces_the_backward_helper", "06_autograd", "stable_softmax", "patch the course package", "function body",
+        "softmax_replaces_the_backward_helper",
+        "06_autograd",
+        "stable_softmax",
+        "patch the course package",
+        "function body",
         "def stable_softmax(x):\n"
         "    import course.probes.autograd as probe\n\n"
         "    def clean(out, x, v):\n"
@@ -62,7 +73,10 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "freeze_replaces_the_sealed_action_in_the_answer_cell", "06_autograd", "freeze_all_but_last", "patch the course package",
+        "freeze_replaces_the_sealed_action_in_the_answer_cell",
+        "06_autograd",
+        "freeze_all_but_last",
+        "patch the course package",
         "answer cell",
         FREEZES_NOTHING + "\n\n"
         "import course.probes.autograd as _probe\n\n\n"
@@ -73,7 +87,10 @@ FORGERIES: list[Forgery] = [
         detected=False,  # the probe's child holds only what the item uses, so the patch is not there
     ),
     Forgery(
-        "freeze_replaces_the_sealed_action_at_call_time", "06_autograd", "freeze_all_but_last", "patch the course package",
+        "freeze_replaces_the_sealed_action_at_call_time",
+        "06_autograd",
+        "freeze_all_but_last",
+        "patch the course package",
         "function body",
         "def freeze_all_but_last(model):\n"
         "    import course.probes.autograd as probe\n\n"
@@ -86,7 +103,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "freeze_dresses_parameters_as_frozen", "06_autograd", "freeze_all_but_last", "a tensor subclass that lies", "function body",
+        "freeze_dresses_parameters_as_frozen",
+        "06_autograd",
+        "freeze_all_but_last",
+        "a tensor subclass that lies",
+        "function body",
         "class LooksFrozen(nn.Parameter):\n"
         "    @property\n"
         "    def requires_grad(self):\n"
@@ -100,28 +121,36 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "freeze_probe_replaced_in_a_cell", "06_autograd", "freeze_all_but_last", "replace the probe in the registry", "separate cell",
-        FREEZES_NOTHING, detected=False,
+        "freeze_probe_replaced_in_a_cell",
+        "06_autograd",
+        "freeze_all_but_last",
+        "replace the probe in the registry",
+        "separate cell",
+        FREEZES_NOTHING,
+        detected=False,
         cell="import course.probes as probes\n"
-             "import course.probes.autograd as autograd_probes\n\n\n"
-             "def _perfect(step, freeze, seed, sizes, **options):\n"
-             "    return None\n\n\n"
-             "probes.REGISTRY['course.probes.autograd:freeze_probe'] = _perfect\n"
-             "autograd_probes.freeze_probe = lambda *args, **kwargs: {'result': 8, 'names': ['0.weight', '0.bias', '2.weight', '2.bias'],\n"
-             "    'requires_grad': [False, False, True, True], 'values_changed': False, 'grads_changed': False}\n",
+        "import course.probes.autograd as autograd_probes\n\n\n"
+        "def _perfect(step, freeze, seed, sizes, **options):\n"
+        "    return None\n\n\n"
+        "probes.REGISTRY['course.probes.autograd:freeze_probe'] = _perfect\n"
+        "autograd_probes.freeze_probe = lambda *args, **kwargs: {'result': 8, 'names': ['0.weight', '0.bias', '2.weight', '2.bias'],\n"
+        "    'requires_grad': [False, False, True, True], 'values_changed': False, 'grads_changed': False}\n",
     ),
     Forgery(
-        "binarize_helper_module_patches_the_probe", "06_autograd", "binarize_straight_through", "patch the course package",
+        "binarize_helper_module_patches_the_probe",
+        "06_autograd",
+        "binarize_straight_through",
+        "patch the course package",
         "import side effect",
-        "from quantize import binarize\n\n\n"
-        "def binarize_straight_through(x):\n"
-        "    return binarize(x)\n",
+        "from quantize import binarize\n\n\ndef binarize_straight_through(x):\n    return binarize(x)\n",
         detected=True,
-        files={"quantize.py": "import torch\n\nimport course.probes.autograd as probe\n\n\n"
-                              "def _through(out, x, v):\n"
-                              "    return v * (x.detach().abs() < 1), None\n\n\n"
-                              "probe._vector_jacobian_product = _through\n\n\n"
-                              "def binarize(x):\n"
-                              "    return torch.sign(x)\n"},
+        files={
+            "quantize.py": "import torch\n\nimport course.probes.autograd as probe\n\n\n"
+            "def _through(out, x, v):\n"
+            "    return v * (x.detach().abs() < 1), None\n\n\n"
+            "probe._vector_jacobian_product = _through\n\n\n"
+            "def binarize(x):\n"
+            "    return torch.sign(x)\n"
+        },
     ),
 ]

@@ -58,28 +58,53 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
 
 FORGERIES: list[Forgery] = [
     Forgery(
-        "model_class_fakes_trained_logits", "07_training", "TwoLayerNet", "an object that lies", "function body",
-        SOFTMAX_NET.format(patch="", lie=FAKE_TRAINED_LOGITS), detected=False,
+        "model_class_fakes_trained_logits",
+        "07_training",
+        "TwoLayerNet",
+        "an object that lies",
+        "function body",
+        SOFTMAX_NET.format(patch="", lie=FAKE_TRAINED_LOGITS),
+        detected=False,
     ),
     Forgery(
-        "model_class_replaces_the_sealed_action", "07_training", "TwoLayerNet", "patch the course package", "function body",
-        SOFTMAX_NET.format(patch=PATCH_SEALED_ACTION, lie=""), detected=True,
-    ),
-    Forgery(
-        "model_class_probe_patched_in_a_cell", "07_training", "TwoLayerNet", "patch the course package", "separate cell",
-        SOFTMAX_NET.format(patch="", lie=""), detected=False,
-        cell="import course.probes.training as training\n"
-             "training.check_module_class = lambda *args, **kwargs: None\n"
-             "training.check_module_follows = lambda *args, **kwargs: None\n",
-    ),
-    Forgery(
-        "loader_replaces_the_sealed_action", "07_training", "make_loader", "patch the course package", "function body",
-        UNSHUFFLED.format(body="    import course.probes.training as training\n"
-                               "    training.loader_pass = lambda snaps, batches, error: {'batches': snaps.snap(batches[::-1]), 'error': error}\n"),
+        "model_class_replaces_the_sealed_action",
+        "07_training",
+        "TwoLayerNet",
+        "patch the course package",
+        "function body",
+        SOFTMAX_NET.format(patch=PATCH_SEALED_ACTION, lie=""),
         detected=True,
     ),
     Forgery(
-        "loader_list_that_claims_to_be_a_dataloader", "07_training", "make_loader", "an object that lies", "function body",
+        "model_class_probe_patched_in_a_cell",
+        "07_training",
+        "TwoLayerNet",
+        "patch the course package",
+        "separate cell",
+        SOFTMAX_NET.format(patch="", lie=""),
+        detected=False,
+        cell="import course.probes.training as training\n"
+        "training.check_module_class = lambda *args, **kwargs: None\n"
+        "training.check_module_follows = lambda *args, **kwargs: None\n",
+    ),
+    Forgery(
+        "loader_replaces_the_sealed_action",
+        "07_training",
+        "make_loader",
+        "patch the course package",
+        "function body",
+        UNSHUFFLED.format(
+            body="    import course.probes.training as training\n"
+            "    training.loader_pass = lambda snaps, batches, error: {'batches': snaps.snap(batches[::-1]), 'error': error}\n"
+        ),
+        detected=True,
+    ),
+    Forgery(
+        "loader_list_that_claims_to_be_a_dataloader",
+        "07_training",
+        "make_loader",
+        "an object that lies",
+        "function body",
         "from torch.utils.data import DataLoader\n\n\n"
         "class Batches(list):\n"
         "    num_workers = 0\n\n"
@@ -92,16 +117,27 @@ FORGERIES: list[Forgery] = [
         detected=False,
     ),
     Forgery(
-        "epoch_moves_the_running_statistics_by_hand", "07_training", "train_one_epoch", "values that lie", "function body",
-        EPOCH_IN_EVAL_MODE.format(body="", after="    for buffer in model.buffers():\n"
-                                                   "        if buffer.is_floating_point():\n"
-                                                   "            buffer.add_(0.01)\n"),
+        "epoch_moves_the_running_statistics_by_hand",
+        "07_training",
+        "train_one_epoch",
+        "values that lie",
+        "function body",
+        EPOCH_IN_EVAL_MODE.format(
+            body="",
+            after="    for buffer in model.buffers():\n"
+            "        if buffer.is_floating_point():\n"
+            "            buffer.add_(0.01)\n",
+        ),
         detected=False,
     ),
     Forgery(
         # The grader turns tqdm's monitor thread off so that honest bars are not flagged; turning it back on
         # to have a thread beside the probed call is still a thread, and is reported.
-        "classifier_turns_the_tqdm_monitor_back_on", "07_training", "train_classifier", "thread", "function body",
+        "classifier_turns_the_tqdm_monitor_back_on",
+        "07_training",
+        "train_classifier",
+        "thread",
+        "function body",
         "import torch\nimport tqdm\nfrom torch import nn\n\n\n"
         "def train_classifier(images, labels, device=None):\n"
         "    tqdm.tqdm.monitor_interval = 10\n"
@@ -112,8 +148,14 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "epoch_profiles_the_probe", "07_training", "train_one_epoch", "profile hook", "function body",
-        EPOCH_IN_EVAL_MODE.format(body="    import sys\n    sys.setprofile(lambda frame, event, arg: None)\n", after=""),
+        "epoch_profiles_the_probe",
+        "07_training",
+        "train_one_epoch",
+        "profile hook",
+        "function body",
+        EPOCH_IN_EVAL_MODE.format(
+            body="    import sys\n    sys.setprofile(lambda frame, event, arg: None)\n", after=""
+        ),
         detected=True,
     ),
 ]

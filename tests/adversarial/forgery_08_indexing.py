@@ -11,26 +11,26 @@ from __future__ import annotations
 
 from tests.adversarial.forgery import Forgery
 
-COUNT_LOOP = '''def confusion_matrix(predicted, labels, num_classes):
+COUNT_LOOP = """def confusion_matrix(predicted, labels, num_classes):
     counts = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)
     for t, p in zip(labels.tolist(), predicted.tolist()):
         counts[t, p] += 1
     return counts
-'''
+"""
 
-BAG_LOOP = '''def embedding_bag_mean(table, index, lengths):
+BAG_LOOP = """def embedding_bag_mean(table, index, lengths):
     out = torch.zeros(index.shape[0], table.shape[1], dtype=table.dtype, device=table.device)
     for b in range(index.shape[0]):
         n = int(lengths[b])
         if n:
             out[b] = table[index[b, :n]].mean(dim=0)
     return out
-'''
+"""
 
-DISTANCE_LOOP = '''def pairwise_distances(a, b):
+DISTANCE_LOOP = """def pairwise_distances(a, b):
     rows = [(b - a[i]).pow(2).sum(dim=1).sqrt() for i in range(a.shape[0])]
     return torch.stack(rows) if rows else a.new_zeros(0, b.shape[0])
-'''
+"""
 
 
 def _smuggled(source: str, fake: str, *, how: str) -> str:
@@ -63,43 +63,68 @@ def _smuggled(source: str, fake: str, *, how: str) -> str:
 
 FORGERIES: list[Forgery] = [
     Forgery(
-        "confusion_matrix_turns_the_tracer_off", "08_indexing", "confusion_matrix", "trace hook", "function body",
-        "import sys\n\n\n" + COUNT_LOOP.replace("    counts = torch.zeros", "    sys.settrace(None)\n    counts = torch.zeros"),
+        "confusion_matrix_turns_the_tracer_off",
+        "08_indexing",
+        "confusion_matrix",
+        "trace hook",
+        "function body",
+        "import sys\n\n\n"
+        + COUNT_LOOP.replace("    counts = torch.zeros", "    sys.settrace(None)\n    counts = torch.zeros"),
         detected=True,
     ),
     Forgery(
-        "confusion_matrix_compiled_under_an_installed_name", "08_indexing", "confusion_matrix", "code under a library name",
+        "confusion_matrix_compiled_under_an_installed_name",
+        "08_indexing",
+        "confusion_matrix",
+        "code under a library name",
         "answer cell",
         f"_SOURCE = {COUNT_LOOP!r}\nexec(compile(_SOURCE, torch.__file__, 'exec'))\n",
         detected=True,
     ),
     Forgery(
-        "confusion_matrix_compiled_as_a_frozen_module", "08_indexing", "confusion_matrix", "code under a library name",
+        "confusion_matrix_compiled_as_a_frozen_module",
+        "08_indexing",
+        "confusion_matrix",
+        "code under a library name",
         "answer cell",
         f"_SOURCE = {COUNT_LOOP!r}\nexec(compile(_SOURCE, '<frozen counting>', 'exec'))\n",
         detected=True,
     ),
     Forgery(
-        "embedding_bag_code_renamed_to_numpy", "08_indexing", "embedding_bag_mean", "code under a library name",
+        "embedding_bag_code_renamed_to_numpy",
+        "08_indexing",
+        "embedding_bag_mean",
+        "code under a library name",
         "answer cell",
-        "import types\n\nimport numpy as np\n\n\n" + BAG_LOOP.replace("def embedding_bag_mean", "def _looped")
+        "import types\n\nimport numpy as np\n\n\n"
+        + BAG_LOOP.replace("def embedding_bag_mean", "def _looped")
         + "\n\nembedding_bag_mean = types.FunctionType(_looped.__code__.replace(co_filename=np.__file__), globals())\n",
         detected=True,
     ),
     Forgery(
-        "pairwise_distances_bytecode_through_marshal", "05_shapes", "pairwise_distances", "code under a library name",
+        "pairwise_distances_bytecode_through_marshal",
+        "05_shapes",
+        "pairwise_distances",
+        "code under a library name",
         "answer cell",
         _smuggled(DISTANCE_LOOP, "'<frozen distances>'", how="marshal"),
         detected=True,
     ),
     Forgery(
-        "confusion_matrix_sourceless_bytecode", "08_indexing", "confusion_matrix", "code under a library name",
+        "confusion_matrix_sourceless_bytecode",
+        "08_indexing",
+        "confusion_matrix",
+        "code under a library name",
         "answer cell",
         _smuggled(COUNT_LOOP, "torch.__file__", how="pyc"),
         detected=True,
     ),
     Forgery(
-        "embedding_bag_loop_in_a_thread", "08_indexing", "embedding_bag_mean", "threads", "function body",
+        "embedding_bag_loop_in_a_thread",
+        "08_indexing",
+        "embedding_bag_mean",
+        "threads",
+        "function body",
         "import threading\n\n\n"
         "def embedding_bag_mean(table, index, lengths):\n"
         "    out = torch.zeros(index.shape[0], table.shape[1], dtype=table.dtype, device=table.device)\n\n"
@@ -115,7 +140,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "confusion_matrix_loop_in_a_thread_pool", "08_indexing", "confusion_matrix", "threads", "function body",
+        "confusion_matrix_loop_in_a_thread_pool",
+        "08_indexing",
+        "confusion_matrix",
+        "threads",
+        "function body",
         "from concurrent.futures import ThreadPoolExecutor\n\n\n"
         "def confusion_matrix(predicted, labels, num_classes):\n"
         "    counts = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)\n\n"
@@ -127,7 +156,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "confusion_matrix_loop_in_a_forked_process", "08_indexing", "confusion_matrix", "processes", "function body",
+        "confusion_matrix_loop_in_a_forked_process",
+        "08_indexing",
+        "confusion_matrix",
+        "processes",
+        "function body",
         "import os\nimport pickle\n\n\n"
         "def confusion_matrix(predicted, labels, num_classes):\n"
         "    pairs = list(zip(labels.tolist(), predicted.tolist()))\n"
@@ -149,7 +182,11 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "embedding_bag_loop_in_a_process_started_earlier", "08_indexing", "embedding_bag_mean", "processes", "answer cell",
+        "embedding_bag_loop_in_a_process_started_earlier",
+        "08_indexing",
+        "embedding_bag_mean",
+        "processes",
+        "answer cell",
         "import os\nimport pickle\nimport struct\n\n"
         "_jobs, _results = os.pipe(), os.pipe()\n"
         "if (_server := os.fork()) == 0:\n"
@@ -180,19 +217,29 @@ FORGERIES: list[Forgery] = [
         detected=True,
     ),
     Forgery(
-        "confusion_matrix_count_probe_replaced_in_a_cell", "08_indexing", "confusion_matrix", "replace the probe in the registry",
+        "confusion_matrix_count_probe_replaced_in_a_cell",
+        "08_indexing",
+        "confusion_matrix",
+        "replace the probe in the registry",
         "separate cell",
-        COUNT_LOOP, detected=False,
+        COUNT_LOOP,
+        detected=False,
         cell="import course.probes as probes\n"
-             "import course.probes.loops as loops\n"
-             "probes.REGISTRY['course.probes.loops:count_python_lines'] = lambda step, func, *args, **kwargs: None\n"
-             "loops.count_python_lines = lambda func, *args, **kwargs: (func(*args, **kwargs), 0)\n",
+        "import course.probes.loops as loops\n"
+        "probes.REGISTRY['course.probes.loops:count_python_lines'] = lambda step, func, *args, **kwargs: None\n"
+        "loops.count_python_lines = lambda func, *args, **kwargs: (func(*args, **kwargs), 0)\n",
     ),
     Forgery(
-        "embedding_bag_widens_the_library_folders", "08_indexing", "embedding_bag_mean", "patch the course package",
+        "embedding_bag_widens_the_library_folders",
+        "08_indexing",
+        "embedding_bag_mean",
+        "patch the course package",
         "function body",
-        BAG_LOOP.replace("    out = torch.zeros", "    import course.probes.evidence as evidence\n"
-                                                "    evidence.library_prefixes = lambda: ('/',)\n    out = torch.zeros"),
+        BAG_LOOP.replace(
+            "    out = torch.zeros",
+            "    import course.probes.evidence as evidence\n"
+            "    evidence.library_prefixes = lambda: ('/',)\n    out = torch.zeros",
+        ),
         detected=True,
     ),
 ]

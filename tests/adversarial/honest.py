@@ -52,7 +52,7 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
 '''
 
 WRAPPERS = {
-    "logged": '''
+    "logged": """
 
 import functools
 import logging
@@ -62,7 +62,7 @@ import logging
 def {name}(*args, **kwargs):
     logging.getLogger("homework").warning("calling {name}")
     return {first}(*args, **kwargs)
-''',
+""",
     "warned": '''
 
 import warnings
@@ -84,7 +84,9 @@ class Idiom:
     lesson: str
     what: str
     answers: dict[str, str] = field(default_factory=dict)  # item -> its whole answer cell
-    edits: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # item -> (old, new) in the instructor's answer
+    edits: dict[str, tuple[tuple[str, str], ...]] = field(
+        default_factory=dict
+    )  # item -> (old, new) in the instructor's answer
 
     def notebook(self, source: nbformat.NotebookNode, release: nbformat.NotebookNode) -> nbformat.NotebookNode:
         nb = samples.answered(source, release, keep=None)
@@ -107,45 +109,102 @@ END = "            optimizer.step()\n    return model"
 def _train(imports: str = "", epochs: str = "range(10)", report: str = "", finish: str = "") -> dict:
     """Edits of the instructor's train_classifier: lines on top, another epoch loop, a line after each epoch
     and before the return."""
-    changes = [("import torch\n", f"{imports}\nimport torch\n" if imports else "import torch\n"),
-               (LOOP, f"    for epoch in {epochs}:\n"),
-               (END, "            optimizer.step()\n" + (f"        {report}\n" if report else "") + f"    {finish}return model")]
+    changes = [
+        ("import torch\n", f"{imports}\nimport torch\n" if imports else "import torch\n"),
+        (LOOP, f"    for epoch in {epochs}:\n"),
+        (
+            END,
+            "            optimizer.step()\n" + (f"        {report}\n" if report else "") + f"    {finish}return model",
+        ),
+    ]
     return {"train_classifier": tuple(changes)}
 
 
 WRITTEN = [
-    Idiom("idiom-tqdm", "07_training", "a tqdm progress bar over the epochs",
-          edits=_train("from tqdm import tqdm", "tqdm(range(10), desc='epochs')")),
-    Idiom("idiom-tqdm-auto", "07_training", "tqdm.auto's bar, as notebooks use it",
-          edits=_train("from tqdm.auto import tqdm", "tqdm(range(10))")),
-    Idiom("idiom-tqdm-notebook", "07_training", "tqdm.notebook's bar",
-          edits=_train("from tqdm.notebook import tqdm", "tqdm(range(10), leave=False)")),
-    Idiom("idiom-warn", "07_training", "warnings.warn once an epoch",
-          edits=_train("import warnings", report="warnings.warn(f'epoch {epoch} done')")),
-    Idiom("idiom-logging", "07_training", "a log line an epoch",
-          edits=_train("import logging\nlog = logging.getLogger('training')", report="log.warning('epoch %d: loss %.3f', epoch, loss.item())")),
-    Idiom("idiom-print", "07_training", "printing the loss an epoch",
-          edits=_train(report="print(f'epoch {epoch}: loss {loss.item():.3f}')")),
-    Idiom("idiom-matplotlib", "07_training", "a matplotlib figure drawn in the answer",
-          edits=_train("import matplotlib.pyplot as plt", finish="plt.plot([1, 2, 3])\n    plt.close('all')\n    ")),
-    Idiom("idiom-no-grad-decorator", "07_training", "torch.no_grad as a decorator",
-          edits={"evaluate": (("def evaluate(", "import contextlib\n\n\n@torch.no_grad()\ndef evaluate("),
-                              ("with torch.no_grad():", "with contextlib.nullcontext():"))}),
-    Idiom("idiom-inference-mode", "07_training", "torch.inference_mode instead of no_grad",
-          edits={"evaluate": (("with torch.no_grad():", "with torch.inference_mode():"),)}),
-    Idiom("idiom-helpers", "07_training", "a helper class and a helper function",
-          {"train_one_epoch": ONE_EPOCH}),
-    Idiom("idiom-recursion", "01_tensors", "a recursive helper over the shape",
-          {"tensor_rank": '''def count_sizes(sizes):
+    Idiom(
+        "idiom-tqdm",
+        "07_training",
+        "a tqdm progress bar over the epochs",
+        edits=_train("from tqdm import tqdm", "tqdm(range(10), desc='epochs')"),
+    ),
+    Idiom(
+        "idiom-tqdm-auto",
+        "07_training",
+        "tqdm.auto's bar, as notebooks use it",
+        edits=_train("from tqdm.auto import tqdm", "tqdm(range(10))"),
+    ),
+    Idiom(
+        "idiom-tqdm-notebook",
+        "07_training",
+        "tqdm.notebook's bar",
+        edits=_train("from tqdm.notebook import tqdm", "tqdm(range(10), leave=False)"),
+    ),
+    Idiom(
+        "idiom-warn",
+        "07_training",
+        "warnings.warn once an epoch",
+        edits=_train("import warnings", report="warnings.warn(f'epoch {epoch} done')"),
+    ),
+    Idiom(
+        "idiom-logging",
+        "07_training",
+        "a log line an epoch",
+        edits=_train(
+            "import logging\nlog = logging.getLogger('training')",
+            report="log.warning('epoch %d: loss %.3f', epoch, loss.item())",
+        ),
+    ),
+    Idiom(
+        "idiom-print",
+        "07_training",
+        "printing the loss an epoch",
+        edits=_train(report="print(f'epoch {epoch}: loss {loss.item():.3f}')"),
+    ),
+    Idiom(
+        "idiom-matplotlib",
+        "07_training",
+        "a matplotlib figure drawn in the answer",
+        edits=_train("import matplotlib.pyplot as plt", finish="plt.plot([1, 2, 3])\n    plt.close('all')\n    "),
+    ),
+    Idiom(
+        "idiom-no-grad-decorator",
+        "07_training",
+        "torch.no_grad as a decorator",
+        edits={
+            "evaluate": (
+                ("def evaluate(", "import contextlib\n\n\n@torch.no_grad()\ndef evaluate("),
+                ("with torch.no_grad():", "with contextlib.nullcontext():"),
+            )
+        },
+    ),
+    Idiom(
+        "idiom-inference-mode",
+        "07_training",
+        "torch.inference_mode instead of no_grad",
+        edits={"evaluate": (("with torch.no_grad():", "with torch.inference_mode():"),)},
+    ),
+    Idiom("idiom-helpers", "07_training", "a helper class and a helper function", {"train_one_epoch": ONE_EPOCH}),
+    Idiom(
+        "idiom-recursion",
+        "01_tensors",
+        "a recursive helper over the shape",
+        {
+            "tensor_rank": '''def count_sizes(sizes):
     return 0 if not sizes else 1 + count_sizes(sizes[1:])
 
 
 def tensor_rank(t):
     """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
     return count_sizes(tuple(t.shape))
-'''}),
-    Idiom("idiom-lru-cache", "01_tensors", "functools.lru_cache on a helper",
-          {"describe": '''import functools
+'''
+        },
+    ),
+    Idiom(
+        "idiom-lru-cache",
+        "01_tensors",
+        "functools.lru_cache on a helper",
+        {
+            "describe": '''import functools
 
 
 @functools.lru_cache(maxsize=None)
@@ -156,9 +215,15 @@ def dtype_name(dtype):
 def describe(t):
     """A dict with exactly the keys "shape", "dtype", "device" and "requires_grad"."""
     return {"shape": tuple(t.shape), "dtype": dtype_name(t.dtype), "device": str(t.device), "requires_grad": t.requires_grad}
-'''}),
-    Idiom("idiom-comprehension", "08_indexing", "comprehensions and a generator expression",
-          {"confusion_matrix": '''import torch
+'''
+        },
+    ),
+    Idiom(
+        "idiom-comprehension",
+        "08_indexing",
+        "comprehensions and a generator expression",
+        {
+            "confusion_matrix": '''import torch
 
 
 def confusion_matrix(predicted, labels, num_classes):
@@ -168,15 +233,23 @@ def confusion_matrix(predicted, labels, num_classes):
     rows = [counts[t * num_classes:(t + 1) * num_classes] for t in range(num_classes)]
     assert sum(int(r.sum()) for r in rows) == len(labels)
     return torch.stack(rows) if rows else counts.reshape(0, 0)
-'''}),
-    Idiom("idiom-lazy-import", "08_indexing", "torch.nn.functional imported inside the function",
-          {"select_by_label": '''def select_by_label(scores, labels):
+'''
+        },
+    ),
+    Idiom(
+        "idiom-lazy-import",
+        "08_indexing",
+        "torch.nn.functional imported inside the function",
+        {
+            "select_by_label": '''def select_by_label(scores, labels):
     """(N,) tensor whose entry i is scores[i, labels[i]]."""
     import torch.nn.functional as F
 
     picked = F.one_hot(labels, scores.shape[1]).bool()
     return scores[picked]
-'''}),
+'''
+        },
+    ),
 ]
 
 
@@ -195,7 +268,9 @@ def wrapped(root: Path, lessons: list[str]) -> list[Idiom]:
                 if not (meta.get("solution") and item and re.search(rf"^def {re.escape(item)}\(", cell.source, re.M)):
                     continue
                 first = f"{item}_first_version"
-                answers[item] = re.sub(rf"^def {re.escape(item)}\(", f"def {first}(", cell.source, flags=re.M) + wrapper.format(name=item, first=first)
+                answers[item] = re.sub(
+                    rf"^def {re.escape(item)}\(", f"def {first}(", cell.source, flags=re.M
+                ) + wrapper.format(name=item, first=first)
             if answers:
                 out.append(Idiom(f"idiom-{kind}", lesson, f"every function answer behind a {kind} wrapper", answers))
     return out

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import commands, corpus, gradebook, samples, stock
+from autograder import commands, corpus, gradebook, stock
 from tests.adversarial.cases import write_case
 from tests.adversarial.forgery import all_forgeries
 from tests.adversarial.harness import LIMITS
@@ -59,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             got = scores.get(f"test_{case.item}", 0.0)
             theirs = f"{got:g}/{full:g}" + (" (credit gained by the forgery)" if got else "")
         ours = f"0/{full:g}, " + ("flagged for review" if case.detected else "defeated")
-        print(f"| `{case.name}` | {case.lesson}: `{case.item}` | {case.technique}, {case.placement} | {theirs} | {ours} |")
+        print(
+            f"| `{case.name}` | {case.lesson}: `{case.item}` | {case.technique}, {case.placement} | {theirs} | {ours} |"
+        )
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

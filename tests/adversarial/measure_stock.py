@@ -56,11 +56,23 @@ def _autograde(course: Path, student: str, home: str, group: Path | None) -> tup
         cmd = ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "sh", *cmd]
     started = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=course, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace", timeout=600, preexec_fn=_limit_memory)
+        proc = subprocess.run(
+            cmd,
+            cwd=course,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            timeout=600,
+            preexec_fn=_limit_memory,
+        )
         code, log = proc.returncode, proc.stdout
     except subprocess.TimeoutExpired as exc:
-        code, log = -999, (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        code, log = (
+            -999,
+            (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or ""),
+        )
     return code, log, time.perf_counter() - started
 
 
@@ -108,7 +120,11 @@ def measure(template: Path, case, workdir: Path) -> dict:
     release = nbformat.read(course / "release" / LESSON / f"{LESSON}.ipynb", as_version=4)
     write_case(course / "submitted" / case.name / LESSON, case.build(ctx, Base(source, release)))
     Path("/tmp/adversarial-dropped.txt").unlink(missing_ok=True)
-    before = (harness.fingerprint(course, skip=harness.GRADER_OUTPUTS), harness.fingerprint(home), harness.fingerprint(outside))
+    before = (
+        harness.fingerprint(course, skip=harness.GRADER_OUTPUTS),
+        harness.fingerprint(home),
+        harness.fingerprint(outside),
+    )
     ada_before = _scores(course, "ada")
     group = _pids_cgroup(f"adversarial-stock-{os.getpid()}-{case.name}")
     try:
@@ -118,7 +134,11 @@ def measure(template: Path, case, workdir: Path) -> dict:
         listener.close()
         if group is not None:
             group.rmdir()
-    after = (harness.fingerprint(course, skip=harness.GRADER_OUTPUTS), harness.fingerprint(home), harness.fingerprint(outside))
+    after = (
+        harness.fingerprint(course, skip=harness.GRADER_OUTPUTS),
+        harness.fingerprint(home),
+        harness.fingerprint(outside),
+    )
     changed = [name for name, b, a in zip(("course", "home", "outside"), before, after) if _differs(name, b, a)]
     if Path("/tmp/adversarial-dropped.txt").exists():
         changed.append("/tmp")
@@ -126,11 +146,17 @@ def measure(template: Path, case, workdir: Path) -> dict:
     scores = _scores(course, case.name)
     ada_after = _scores(course, "ada")
     return {
-        "case": case.name, "exit": code, "seconds": round(seconds, 1),
+        "case": case.name,
+        "exit": code,
+        "seconds": round(seconds, 1),
         "graded": (course / "autograded" / case.name / LESSON).is_dir(),
-        "scores": scores, "expected_here": case.expected,
-        "changed": changed, "network": [r.decode("utf-8", "replace")[:40] for r in listener.received],
-        "classmate_before": ada_before, "classmate_after": ada_after, "leftover_processes": left,
+        "scores": scores,
+        "expected_here": case.expected,
+        "changed": changed,
+        "network": [r.decode("utf-8", "replace")[:40] for r in listener.received],
+        "classmate_before": ada_before,
+        "classmate_after": ada_after,
+        "leftover_processes": left,
         "log_tail": "\n".join(log.splitlines()[-6:]),
     }
 
@@ -154,7 +180,9 @@ def describe(row: dict, case) -> str:
         stock_bits.append("reached the network")
     if row["classmate_after"] != row["classmate_before"]:
         lost = isinstance(row["classmate_after"], str) or not row["classmate_after"]
-        stock_bits.append("classmate's grades lost" if lost else f"classmate's grades changed ({total(row['classmate_after'])})")
+        stock_bits.append(
+            "classmate's grades lost" if lost else f"classmate's grades changed ({total(row['classmate_after'])})"
+        )
     if row["leftover_processes"]:
         stock_bits.append(f"{row['leftover_processes']} processes left")
     most = f"{sum(POINTS.values()):g}"

@@ -21,7 +21,10 @@ from tests.adversarial.cases import CASES, CONTROLS, LESSON, POINTS
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(bool(sandbox.missing_mechanisms()), reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms())),
+    pytest.mark.skipif(
+        bool(sandbox.missing_mechanisms()),
+        reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms()),
+    ),
 ]
 
 DROPPED = Path("/tmp/adversarial-dropped.txt")
@@ -53,8 +56,15 @@ def graded(tmp_path_factory):
         "outside": harness.fingerprint(Path(ctx.outside)),
     }
     yield {
-        "course": course, "results": results, "table": gradebook.score_table(course), "rows": gradebook.item_scores(course),
-        "before": before, "after": after, "left": left, "received": list(listener.received), "dropped": DROPPED.exists(),
+        "course": course,
+        "results": results,
+        "table": gradebook.score_table(course),
+        "rows": gradebook.item_scores(course),
+        "before": before,
+        "after": after,
+        "left": left,
+        "received": list(listener.received),
+        "dropped": DROPPED.exists(),
     }
     shutil.rmtree(root, ignore_errors=True)
 

@@ -22,7 +22,10 @@ from tests.adversarial.cases import CONTROLS, LESSON, Base, Case, after, full, n
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(bool(sandbox.missing_mechanisms()), reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms())),
+    pytest.mark.skipif(
+        bool(sandbox.missing_mechanisms()),
+        reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms()),
+    ),
 ]
 
 TOKEN = "FAKE_TOKEN_" + uuid.uuid4().hex
@@ -106,14 +109,22 @@ def _with(code: str, *, cells: int = 1, files: dict[str, bytes] | None = None):
         for _ in range(cells):
             nb = after(nb, "tensor_rank", code)
         return {**nb_file(nb), **(files or {})}
+
     return build
 
 
 BATCH_CASES = [
     Case("fill-scratch", "fills its scratch folder", _with(FILL_SCRATCH), full()),
     Case("many-processes", "six processes of 200 MB each", _with(MANY_PROCESSES), full()),
-    Case("big-files", "three 6 MB files and six small ones beside the notebook",
-         _with("pass\n", files={**{f"big{i}.bin": b"\0" * (6 << 20) for i in range(3)}, **{f"s{i}.txt": b"s" for i in range(6)}}), full()),
+    Case(
+        "big-files",
+        "three 6 MB files and six small ones beside the notebook",
+        _with(
+            "pass\n",
+            files={**{f"big{i}.bin": b"\0" * (6 << 20) for i in range(3)}, **{f"s{i}.txt": b"s" for i in range(6)}},
+        ),
+        full(),
+    ),
     Case("flood-output", "12 cells printing past the per-cell cap", _with(FLOOD_OUTPUT, cells=12), full()),
     Case("many-files", "leaves thousands of empty files", _with(MANY_FILES), full()),
     Case("read-environment", "prints the grader's environment", _with(READ_ENVIRONMENT), full()),
@@ -187,7 +198,14 @@ def batch(tmp_path_factory):
             commands.feedback(course, assignments=[LESSON])
     finally:
         peaks.close()
-    yield {"course": course, "results": results, "table": gradebook.score_table(course), "stats": stats, "peaks": peaks, "left": left}
+    yield {
+        "course": course,
+        "results": results,
+        "table": gradebook.score_table(course),
+        "stats": stats,
+        "peaks": peaks,
+        "left": left,
+    }
 
 
 @pytest.mark.parametrize("student", sorted(CONTROLS) + [HONEST_WITH_FILE])
@@ -203,7 +221,9 @@ def test_the_hostile_notebook_costs_only_itself(batch, case):
 
 
 def test_every_notebook_of_the_batch_finished(batch):
-    assert set(batch["results"]) == {(c.name, LESSON) for c in BATCH_CASES} | {(s, LESSON) for s in [*CONTROLS, HONEST_WITH_FILE]}
+    assert set(batch["results"]) == {(c.name, LESSON) for c in BATCH_CASES} | {
+        (s, LESSON) for s in [*CONTROLS, HONEST_WITH_FILE]
+    }
 
 
 def test_the_planted_token_appears_in_no_output_record_or_feedback(batch):

@@ -27,7 +27,10 @@ LESSONS = sorted({f.lesson for f in FORGERIES} | {i.lesson for i in IDIOMS})
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(bool(sandbox.missing_mechanisms()), reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms())),
+    pytest.mark.skipif(
+        bool(sandbox.missing_mechanisms()),
+        reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms()),
+    ),
 ]
 
 
@@ -43,7 +46,9 @@ def graded(tmp_path_factory):
         source = nbformat.read(course / "source" / lesson / f"{lesson}.ipynb", as_version=4)
         release = nbformat.read(course / "release" / lesson / f"{lesson}.ipynb", as_version=4)
         points[lesson] = corpus.points_of(source)
-        write_case(course / "submitted" / "honest" / lesson, {f"{lesson}.ipynb": samples.answered(source, release, keep=None)})
+        write_case(
+            course / "submitted" / "honest" / lesson, {f"{lesson}.ipynb": samples.answered(source, release, keep=None)}
+        )
         for case in (f for f in FORGERIES if f.lesson == lesson):
             files: dict[str, object] = {f"{lesson}.ipynb": case.notebook(source, release)}
             files.update({name: text.encode() for name, text in case.files.items()})
@@ -56,9 +61,18 @@ def graded(tmp_path_factory):
     commands.feedback(course, assignments=[flagged.lesson], student=flagged.name)
     feedback = next((course / "feedback" / flagged.name / flagged.lesson).glob("*.html")).read_text(encoding="utf-8")
     with Gradebook(gradebook.db_url(course)) as gb:
-        manual = {(s.assignment.name, s.student.id): s.needs_manual_grade for a in gb.assignments for s in a.submissions}
-    yield {"results": results, "table": gradebook.score_table(course), "flags": gradebook.tamper_flags(course),
-           "points": points, "stats": stats, "manual": manual, "feedback": (flagged, feedback)}
+        manual = {
+            (s.assignment.name, s.student.id): s.needs_manual_grade for a in gb.assignments for s in a.submissions
+        }
+    yield {
+        "results": results,
+        "table": gradebook.score_table(course),
+        "flags": gradebook.tamper_flags(course),
+        "points": points,
+        "stats": stats,
+        "manual": manual,
+        "feedback": (flagged, feedback),
+    }
     shutil.rmtree(root, ignore_errors=True)
 
 
@@ -76,7 +90,9 @@ def test_forgery_earns_nothing(graded, case):
     assert scores == expected, {k: (expected[k], scores.get(k)) for k in expected if scores.get(k) != expected[k]}
     flagged = {f.item for f in graded["flags"] if (f.assignment, f.student) == (case.lesson, case.name)}
     assert flagged == ({case.item} if case.detected else set()), flagged
-    assert graded["manual"][(case.lesson, case.name)] is case.detected, "formgrader lists exactly the flagged submissions"
+    assert graded["manual"][(case.lesson, case.name)] is case.detected, (
+        "formgrader lists exactly the flagged submissions"
+    )
 
 
 def test_the_feedback_says_what_was_detected(graded):
@@ -94,8 +110,13 @@ def test_an_honest_idiom_keeps_full_marks_unflagged(graded, idiom):
     assert graded["results"][(idiom.name, idiom.lesson)] == "ok"
     scores = graded["table"][(idiom.lesson, idiom.name)]
     expected = graded["points"][idiom.lesson]
-    assert scores == expected, (idiom.what, {k: (expected[k], scores.get(k)) for k in expected if scores.get(k) != expected[k]})
-    assert not [f.detail for f in graded["flags"] if (f.assignment, f.student) == (idiom.lesson, idiom.name)], idiom.what
+    assert scores == expected, (
+        idiom.what,
+        {k: (expected[k], scores.get(k)) for k in expected if scores.get(k) != expected[k]},
+    )
+    assert not [f.detail for f in graded["flags"] if (f.assignment, f.student) == (idiom.lesson, idiom.name)], (
+        idiom.what
+    )
     assert graded["manual"][(idiom.lesson, idiom.name)] is False
 
 

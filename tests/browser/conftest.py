@@ -25,6 +25,8 @@ from student_view import RELEASE, ROOT, released_lessons
 from tests.servers import free_port
 
 STUDENT_CONFIG = ROOT / "student" / "jupyter"
+
+
 class Lab:
     """A running `jupyter lab` server: its URL, token, folder and log."""
 
@@ -46,9 +48,15 @@ class Lab:
             shutil.copytree(STUDENT_CONFIG, config)
         env["JUPYTER_CONFIG_DIR"] = str(config)
         command = [
-            sys.executable, "-m", "jupyter", "lab",
-            "--no-browser", "--allow-root",
-            "--ip=127.0.0.1", f"--port={self.port}", "--ServerApp.port_retries=0",
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ip=127.0.0.1",
+            f"--port={self.port}",
+            "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={root}",
             f"--LabApp.user_settings_dir={home / 'settings'}",
@@ -69,7 +77,9 @@ class Lab:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited with status {self.process.returncode}:\n{self.log.read_text()[-3000:]}")
+                raise RuntimeError(
+                    f"jupyter lab exited with status {self.process.returncode}:\n{self.log.read_text()[-3000:]}"
+                )
             try:
                 with urllib.request.urlopen(self.page_url("api/status"), timeout=5) as reply:
                     if reply.status == 200:

@@ -71,8 +71,17 @@ def notebook_cells(path: Path) -> list[Cell]:
         meta = cell.get("metadata", {})
         nbgrader = meta.get("nbgrader", {})
         source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        cells.append(Cell(index, cell["cell_type"], source, nbgrader.get("grade_id"), bool(nbgrader.get("solution")),
-                          bool(nbgrader.get("grade")), tuple(meta.get("tags", ()))))
+        cells.append(
+            Cell(
+                index,
+                cell["cell_type"],
+                source,
+                nbgrader.get("grade_id"),
+                bool(nbgrader.get("solution")),
+                bool(nbgrader.get("grade")),
+                tuple(meta.get("tags", ())),
+            )
+        )
     return cells
 
 
@@ -115,12 +124,14 @@ class StudentView:
     def open(self) -> None:
         self.page.goto(self.lab.page_url(f"lab/tree/{self.lesson}/{self.lesson}.ipynb"))
         self.page.locator(CELL).first.wait_for()
-        self.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
-            timeout=120_000
-        )
+        self.page.locator(
+            ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator[data-status='idle']"
+        ).wait_for(timeout=120_000)
         panels = self.page.locator(".jp-NotebookPanel").count()
         assert panels == 1, f"JupyterLab shows {panels} notebooks: an earlier test's workspace was restored"
-        deadline = time.monotonic() + 120  # JupyterLab adds a long notebook's cells a few at a time; slowly on a busy machine
+        deadline = (
+            time.monotonic() + 120
+        )  # JupyterLab adds a long notebook's cells a few at a time; slowly on a busy machine
         while (shown := self.page.locator(CELL).count()) != len(self.cells):
             if time.monotonic() > deadline:
                 raise AssertionError(f"the page shows {shown} cells, the notebook has {len(self.cells)}")
@@ -189,7 +200,9 @@ class StudentView:
             if time.monotonic() > deadline:
                 raise AssertionError(f"Ctrl+S did not save {self.path.name} within {timeout:.0f} s")
             self.page.wait_for_timeout(100)
-        self.page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").wait_for(state="detached", timeout=timeout * 1000)
+        self.page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").wait_for(
+            state="detached", timeout=timeout * 1000
+        )
         return json.loads(self.path.read_text(encoding="utf-8"))
 
     def validate(self, *, timeout: float = 300.0):

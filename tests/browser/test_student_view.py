@@ -78,7 +78,11 @@ def test_student_works_through_the_lesson(lesson, student_lab, page):
         saved = view.save()
         exercise_cells = {c.index for c in view.cells if c.solution or c.grade}
         allowed = {c.index for c in view.cells if "raises-exception" in c.tags}
-        stray = {i: e for i, e in _errors(saved).items() if i not in exercise_cells | allowed and e != ["NotImplementedError"]}
+        stray = {
+            i: e
+            for i, e in _errors(saved).items()
+            if i not in exercise_cells | allowed and e != ["NotImplementedError"]
+        }
         assert not stray, f"cells outside the exercises raised errors: {stray}"
         errors = _errors(saved)
         silent = [c.grade_id for c in view.cells if c.grade and c.index not in errors]
@@ -115,7 +119,11 @@ def test_student_works_through_the_lesson(lesson, student_lab, page):
 
 def _instructor_tools(view: StudentView) -> list[str]:
     seen = [f"menu entry {e!r}" for e in view.menu_entries("Nbgrader") if e in INSTRUCTOR_TOOLS]
-    seen += [f"side bar tab {t!r}" for t in view.sidebar_titles() if any(tool.lower() in t.lower() for tool in INSTRUCTOR_TOOLS)]
+    seen += [
+        f"side bar tab {t!r}"
+        for t in view.sidebar_titles()
+        if any(tool.lower() in t.lower() for tool in INSTRUCTOR_TOOLS)
+    ]
     seen += [f"command {c!r}" for c in view.commands_matching("formgrader")]
     seen += [f"command {c!r}" for c in view.commands_matching("create assignment")]
     if view.lab.status_of("formgrader") == 200:
@@ -128,7 +136,9 @@ def test_student_sees_no_instructor_tools(student_lab, page):
     with view.step("open"):
         view.open()
     with view.step("no instructor tools"):
-        assert view.page.locator(".jp-NotebookPanel-toolbar").filter(has_text="Validate").count() == 1, "no Validate button"
+        assert view.page.locator(".jp-NotebookPanel-toolbar").filter(has_text="Validate").count() == 1, (
+            "no Validate button"
+        )
         assert _instructor_tools(view) == []
 
 

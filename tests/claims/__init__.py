@@ -73,7 +73,9 @@ def run_claim(item: Claim, *, root: Path = ROOT) -> None:
     try:
         item.check()
     except Exception as exc:
-        raise ClaimFailed(f"lessons/{item.lesson}.py says {item.sentence!r}, which is not true: {type(exc).__name__}: {exc}") from exc
+        raise ClaimFailed(
+            f"lessons/{item.lesson}.py says {item.sentence!r}, which is not true: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def load_all() -> list[Claim]:

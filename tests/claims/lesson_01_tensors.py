@@ -20,7 +20,10 @@ NEGATIVE_STRIDE_VIEWS = [
 ]
 
 
-@claim("01_tensors", "`torch.tensor([1, 2, 3])` builds a tensor the way `np.array([1, 2, 3])` builds an array; both keep one dtype for all their elements")
+@claim(
+    "01_tensors",
+    "`torch.tensor([1, 2, 3])` builds a tensor the way `np.array([1, 2, 3])` builds an array; both keep one dtype for all their elements",
+)
 def _():
     assert torch.tensor([1, 2.5, 3]).dtype == torch.float32
     assert np.array([1, 2.5, 3]).dtype == np.float64
@@ -54,7 +57,9 @@ def _():
     assert t.dim() == t.ndim == 3
 
 
-@claim("01_tensors", "| Reversing with a negative step | `a[::-1]`, a free view | not allowed; `torch.flip` makes a copy |")
+@claim(
+    "01_tensors", "| Reversing with a negative step | `a[::-1]`, a free view | not allowed; `torch.flip` makes a copy |"
+)
 def _():
     a = np.arange(5)
     assert np.shares_memory(a, a[::-1])
@@ -66,7 +71,10 @@ def _():
     assert flipped.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
 
 
-@claim("01_tensors", "`t.numpy()` gives an array (only from a CPU tensor that does not require grad, in a dtype NumPy has: not bfloat16)")
+@claim(
+    "01_tensors",
+    "`t.numpy()` gives an array (only from a CPU tensor that does not require grad, in a dtype NumPy has: not bfloat16)",
+)
 def _():
     assert isinstance(torch.zeros(2).numpy(), np.ndarray)
     with pytest.raises((RuntimeError, TypeError, NotImplementedError)):
@@ -78,7 +86,10 @@ def _():
     assert torch.zeros(2, dtype=torch.float16).numpy().dtype == np.float16
 
 
-@claim("01_tensors", "If you only need numerical processing (statistics on a table, a simulation, image arithmetic), NumPy may be enough")
+@claim(
+    "01_tensors",
+    "If you only need numerical processing (statistics on a table, a simulation, image arithmetic), NumPy may be enough",
+)
 def _():
     table = np.random.default_rng(0).normal(size=(100, 3))
     assert table.mean(axis=0).shape == (3,) and np.cov(table.T).shape == (3, 3)
@@ -86,7 +97,10 @@ def _():
     assert (image.astype(np.int16) - 1).min() == -1
 
 
-@claim("01_tensors", "The array both of them refuse most often is a view with a **negative stride**. (They also refuse arrays whose bytes are in the other byte order, such as a `>f8` array read from a file written on another kind of machine, and dtypes that have no tensor dtype, such as `np.longdouble`; `arr.astype(np.float64)` fixes both.)")
+@claim(
+    "01_tensors",
+    "The array both of them refuse most often is a view with a **negative stride**. (They also refuse arrays whose bytes are in the other byte order, such as a `>f8` array read from a file written on another kind of machine, and dtypes that have no tensor dtype, such as `np.longdouble`; `arr.astype(np.float64)` fixes both.)",
+)
 def _():
     swapped = np.arange(3.0).astype(">f8")
     wide = np.arange(3, dtype=np.longdouble)
@@ -109,10 +123,27 @@ def _():
         torch.from_numpy(np.zeros(2, dtype=np.longdouble))
 
 
-@claim("01_tensors", "It must work for every numeric or bool dtype that PyTorch has a tensor dtype for (the tests use native byte order)")
+@claim(
+    "01_tensors",
+    "It must work for every numeric or bool dtype that PyTorch has a tensor dtype for (the tests use native byte order)",
+)
 def _():
-    for dtype in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32, np.uint64,
-                  np.float16, np.float32, np.float64, np.complex64, np.complex128):
+    for dtype in (
+        np.bool_,
+        np.uint8,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    ):
         assert torch.from_numpy(np.ones((2, 2), dtype=dtype)).shape == (2, 2)
 
 
@@ -129,7 +160,10 @@ def _():
     assert grid.sum().item() == 10.0 and grid[:, 1].tolist() == [5.0, 5.0]
 
 
-@claim("01_tensors", "It is a `torch.Size`, which is a kind of tuple: you can index it, unpack it, take its `len` (the rank), and compare it with a tuple.")
+@claim(
+    "01_tensors",
+    "It is a `torch.Size`, which is a kind of tuple: you can index it, unpack it, take its `len` (the rank), and compare it with a tuple.",
+)
 def _():
     shape = torch.zeros(2, 3, 4).shape
     assert shape[0] == 2 and shape[-1] == 4
@@ -139,14 +173,20 @@ def _():
     assert shape == (2, 3, 4)
 
 
-@claim("01_tensors", "`t.size()` gives the same thing, and `t.size(1)` the size of one dimension. `t.numel()` is the total number of elements, the product of the sizes.")
+@claim(
+    "01_tensors",
+    "`t.size()` gives the same thing, and `t.size(1)` the size of one dimension. `t.numel()` is the total number of elements, the product of the sizes.",
+)
 def _():
     t = torch.zeros(2, 3, 4)
     assert t.size() == t.shape and t.size(1) == 3
     assert t.numel() == 24
 
 
-@claim("01_tensors", "a meta tensor has a shape, a dtype and a device but no numbers at all, so it costs no memory even when it is huge.")
+@claim(
+    "01_tensors",
+    "a meta tensor has a shape, a dtype and a device but no numbers at all, so it costs no memory even when it is huge.",
+)
 def _():
     huge = torch.zeros(10**12, device="meta")
     assert huge.shape == (10**12,) and huge.dtype == torch.float32 and huge.device.type == "meta"
@@ -160,7 +200,10 @@ def _():
     assert torch.zeros((2, 3)).shape == torch.zeros(2, 3).shape
 
 
-@claim("01_tensors", "the `_like` versions (`torch.zeros_like(t)`), which copy the shape, dtype and device of another tensor.")
+@claim(
+    "01_tensors",
+    "the `_like` versions (`torch.zeros_like(t)`), which copy the shape, dtype and device of another tensor.",
+)
 def _():
     for template in (torch.ones(4, 5, dtype=torch.int16), torch.ones(2, 3, dtype=torch.float16, device="meta")):
         made = torch.zeros_like(template)
@@ -174,7 +217,10 @@ def _():
     assert x[1:3].shape == (2, 4) and x[:, 0:1].shape == (3, 1)
 
 
-@claim("01_tensors", "`x[x > 5]` the elements where a condition holds (a **boolean mask**, itself a tensor of `True`/`False` with `x`'s shape)")
+@claim(
+    "01_tensors",
+    "`x[x > 5]` the elements where a condition holds (a **boolean mask**, itself a tensor of `True`/`False` with `x`'s shape)",
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     mask = x > 5
@@ -182,7 +228,10 @@ def _():
     assert x[mask].tolist() == list(range(6, 12))
 
 
-@claim("01_tensors", "As in NumPy, a slice is a *view*: it shares memory with the tensor it came from, so writing into the slice writes into the original.")
+@claim(
+    "01_tensors",
+    "As in NumPy, a slice is a *view*: it shares memory with the tensor it came from, so writing into the slice writes into the original.",
+)
 def _():
     y = torch.arange(12).reshape(3, 4)
     row = y[1]
@@ -203,14 +252,20 @@ def _():
     assert y.tolist() == [0, -1, 2, -1, 4, -1]
 
 
-@claim("01_tensors", "`torch.stack` joins tensors of one shape along a new first dimension, and refuses tensors of different shapes.")
+@claim(
+    "01_tensors",
+    "`torch.stack` joins tensors of one shape along a new first dimension, and refuses tensors of different shapes.",
+)
 def _():
     assert torch.stack([torch.zeros(2, 3), torch.ones(2, 3)]).shape == (2, 2, 3)
     with pytest.raises(RuntimeError):
         torch.stack([torch.zeros(2), torch.zeros(3)])
 
 
-@claim("01_tensors", "A slice assignment converts the values to the dtype of the tensor written into, so the int sequences land in a float32 batch.")
+@claim(
+    "01_tensors",
+    "A slice assignment converts the values to the dtype of the tensor written into, so the int sequences land in a float32 batch.",
+)
 def _():
     batch = torch.zeros(2, 3)
     batch[0, :2] = torch.tensor([3, 1])
@@ -219,14 +274,20 @@ def _():
     assert batch.tolist() == [[3.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
 
 
-@claim("01_tensors", "`torch.from_numpy(a)` wraps the array's memory as a tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it.")
+@claim(
+    "01_tensors",
+    "`torch.from_numpy(a)` wraps the array's memory as a tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it.",
+)
 def _():
     a = np.zeros(3)
     assert np.shares_memory(a, torch.from_numpy(a).numpy())
     assert not np.shares_memory(a, torch.tensor(a).numpy())
 
 
-@claim("01_tensors", "PyTorch tensors only support strides of zero or more, so a tensor cannot describe such a view, and `from_numpy`, which promises not to copy, has no way out: it raises a `ValueError`. (`torch.tensor` refuses the same views.)")
+@claim(
+    "01_tensors",
+    "PyTorch tensors only support strides of zero or more, so a tensor cannot describe such a view, and `from_numpy`, which promises not to copy, has no way out: it raises a `ValueError`. (`torch.tensor` refuses the same views.)",
+)
 def _():
     with pytest.raises(RuntimeError):
         torch.zeros(5).as_strided((5,), (-1,))
@@ -244,7 +305,10 @@ def _():
         torch.arange(5)[::-1]
 
 
-@claim("01_tensors", "The fix is to make a fresh array with ordinary strides first: `flipped.copy()`. A copy is laid out anew, row after row, so its strides are never negative, whatever the view looked like.")
+@claim(
+    "01_tensors",
+    "The fix is to make a fresh array with ordinary strides first: `flipped.copy()`. A copy is laid out anew, row after row, so its strides are never negative, whatever the view looked like.",
+)
 def _():
     for view in NEGATIVE_STRIDE_VIEWS + [np.array(7.0)]:
         copy = view.copy()
@@ -253,7 +317,10 @@ def _():
         assert tuple(tensor.shape) == view.shape and np.array_equal(tensor.numpy(), view)
 
 
-@claim("01_tensors", "So `np.zeros((1, 10, 20))[::-1]` comes back unchanged, negative stride and all, and `from_numpy` still refuses it.")
+@claim(
+    "01_tensors",
+    "So `np.zeros((1, 10, 20))[::-1]` comes back unchanged, negative stride and all, and `from_numpy` still refuses it.",
+)
 def _():
     view = np.zeros((1, 10, 20))[::-1]
     assert view.strides[0] < 0
@@ -268,7 +335,10 @@ def _():
     assert np.array(7.0).copy().shape == ()
 
 
-@claim("01_tensors", "a transposed array, a slice with a positive step (`a[::2]`), or a broadcast array all have strides of zero or more, and `from_numpy` accepts them.")
+@claim(
+    "01_tensors",
+    "a transposed array, a slice with a positive step (`a[::2]`), or a broadcast array all have strides of zero or more, and `from_numpy` accepts them.",
+)
 def _():
     a = np.arange(6, dtype=np.int16).reshape(2, 3)
     for view in (a.T, a[:, ::2], a[::2], np.broadcast_to(np.arange(3), (4, 3))):
@@ -311,7 +381,10 @@ def _():
     assert np.array([1.0]).dtype != torch.tensor([1.0]).numpy().dtype
 
 
-@claim("01_tensors", "PyTorch also has a `torch.channels_last` memory format, which keeps the `(B, C, H, W)` shape and only stores the numbers in another order; it is a speed setting, not a layout you index differently.)")
+@claim(
+    "01_tensors",
+    "PyTorch also has a `torch.channels_last` memory format, which keeps the `(B, C, H, W)` shape and only stores the numbers in another order; it is a speed setting, not a layout you index differently.)",
+)
 def _():
     x = torch.arange(2 * 3 * 4 * 5.0).reshape(2, 3, 4, 5)
     y = x.to(memory_format=torch.channels_last)

@@ -23,13 +23,19 @@ def _():
     assert torch.arange(5.0).dtype == torch.float32
 
 
-@claim("02_dtype", "All the elements of a tensor share one dtype, as in NumPy: a list that mixes ints and floats becomes a tensor of floats.")
+@claim(
+    "02_dtype",
+    "All the elements of a tensor share one dtype, as in NumPy: a list that mixes ints and floats becomes a tensor of floats.",
+)
 def _():
     assert torch.tensor([1, 2.5, 3]).dtype == torch.float32
     assert torch.tensor([True, 2]).dtype == torch.int64
 
 
-@claim("02_dtype", "`t.dtype` tells you the dtype, `t.element_size()` the bytes per element, and `t.is_floating_point()` whether it holds floats.")
+@claim(
+    "02_dtype",
+    "`t.dtype` tells you the dtype, `t.element_size()` the bytes per element, and `t.is_floating_point()` whether it holds floats.",
+)
 def _():
     t = torch.zeros(3, dtype=torch.float16)
     assert t.dtype == torch.float16 and t.element_size() == 2 and t.is_floating_point()
@@ -81,7 +87,10 @@ def _():
     assert a[0] == 1.0
 
 
-@claim("02_dtype", "in arithmetic with a `float32` tensor of features or weights, the result is `float64` too (between two tensors that have dimensions, the `float64` wins;")
+@claim(
+    "02_dtype",
+    "in arithmetic with a `float32` tensor of features or weights, the result is `float64` too (between two tensors that have dimensions, the `float64` wins;",
+)
 def _():
     weights = torch.randn(3)
     features = torch.from_numpy(np.array([0.5, 1.5, 2.5]))
@@ -114,7 +123,10 @@ def _():
     assert torch.tensor([1.7, -1.7, 2.5, -2.5]).long().tolist() == [1, -1, 2, -2]
 
 
-@claim("02_dtype", "an integer outside the range of a smaller integer dtype wraps around, keeping only the low bits (`300` as `uint8` is `44`, and `-1` is `255`);")
+@claim(
+    "02_dtype",
+    "an integer outside the range of a smaller integer dtype wraps around, keeping only the low bits (`300` as `uint8` is `44`, and `-1` is `255`);",
+)
 def _():
     assert torch.tensor([300, 256, -1]).to(torch.uint8).tolist() == [44, 0, 255]
     assert torch.tensor([200, 130]).to(torch.int8).tolist() == [200 - 256, 130 - 256]
@@ -125,7 +137,10 @@ def _():
     assert torch.tensor([312.5, -3.0, 17.9]).clamp(0, 255).to(torch.uint8).tolist() == [255, 0, 17]
 
 
-@claim("02_dtype", "`float32` keeps about 6 significant digits (the table's figure) and holds whole numbers exactly only up to 2**24 = 16,777,216, so larger ints can lose their last digits;")
+@claim(
+    "02_dtype",
+    "`float32` keeps about 6 significant digits (the table's figure) and holds whole numbers exactly only up to 2**24 = 16,777,216, so larger ints can lose their last digits;",
+)
 def _():
     from course.pictures.dtype import range_and_precision
 
@@ -133,7 +148,11 @@ def _():
     assert torch.finfo(torch.float32).resolution == 1e-6
     exact = torch.arange(2**24 - 3, 2**24 + 1)
     assert torch.equal(exact.float().long(), exact)
-    assert torch.tensor([16_777_216, 16_777_217, 16_777_218]).float().long().tolist() == [16_777_216, 16_777_216, 16_777_218]
+    assert torch.tensor([16_777_216, 16_777_217, 16_777_218]).float().long().tolist() == [
+        16_777_216,
+        16_777_216,
+        16_777_218,
+    ]
 
 
 @claim("02_dtype", "anything to `bool` is `True` when it is not zero.")
@@ -142,7 +161,10 @@ def _():
     assert torch.tensor([0, 3, -1]).bool().tolist() == [False, True, True]
 
 
-@claim("02_dtype", "Between tensors that have dimensions, the higher kind wins: `int64` with `float32` gives `float32`. Within one kind the result is the smallest dtype that holds both: `float32` with `float64` gives `float64`, `int32` with `int64` gives `int64`. That is usually the wider one, but not always: `uint8` with `int8` gives `int16` (neither holds the other's range), and `float16` with `bfloat16` gives `float32`.")
+@claim(
+    "02_dtype",
+    "Between tensors that have dimensions, the higher kind wins: `int64` with `float32` gives `float32`. Within one kind the result is the smallest dtype that holds both: `float32` with `float64` gives `float64`, `int32` with `int64` gives `int64`. That is usually the wider one, but not always: `uint8` with `int8` gives `int16` (neither holds the other's range), and `float16` with `bfloat16` gives `float32`.",
+)
 def _():
     def both(a, b):
         return (torch.ones(2, dtype=a) + torch.ones(2, dtype=b)).dtype
@@ -156,14 +178,20 @@ def _():
     assert both(torch.uint8, torch.int16) == torch.int16
 
 
-@claim("02_dtype", "So `t * 2.5` stays `float32` for a `float32` tensor `t`, and a `float32` vector times a 0-d `float64` tensor stays `float32`.")
+@claim(
+    "02_dtype",
+    "So `t * 2.5` stays `float32` for a `float32` tensor `t`, and a `float32` vector times a 0-d `float64` tensor stays `float32`.",
+)
 def _():
     assert (torch.ones(2) * 2.5).dtype == torch.float32
     assert (torch.ones(2) * torch.tensor(3.0, dtype=torch.float64)).dtype == torch.float32
     assert torch.result_type(torch.ones(2), torch.tensor(3.0, dtype=torch.float64)) == torch.float32
 
 
-@claim("02_dtype", "But an `int64` vector times a 0-d `float64` tensor becomes `float64`, and an `int64` tensor plus `0.5` becomes `float32`, the default dtype.")
+@claim(
+    "02_dtype",
+    "But an `int64` vector times a 0-d `float64` tensor becomes `float64`, and an `int64` tensor plus `0.5` becomes `float32`, the default dtype.",
+)
 def _():
     assert (torch.tensor([7, 2]) * torch.tensor(3.0, dtype=torch.float64)).dtype == torch.float64
     assert (torch.tensor([7, 2]) + 0.5).dtype == torch.float32
@@ -183,7 +211,9 @@ def _():
     assert (pixels + 100).dtype == torch.uint8
 
 
-@claim("02_dtype", "a pixel of 200 made brighter by 100 becomes 44, and 10 - 200 becomes 66, without any error or warning.")
+@claim(
+    "02_dtype", "a pixel of 200 made brighter by 100 becomes 44, and 10 - 200 becomes 66, without any error or warning."
+)
 def _():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -208,13 +238,18 @@ def _():
     assert layer(torch.tensor([[1, 2, 3]]).float()).dtype == torch.float32
 
 
-@claim("02_dtype", "NumPy's `float64` fails the same way (`Double` is PyTorch's name for `float64`, `Long` for `int64`).")
+@claim(
+    "02_dtype", "NumPy's `float64` fails the same way (`Double` is PyTorch's name for `float64`, `Long` for `int64`)."
+)
 def _():
     with pytest.raises(RuntimeError, match="Double and Float"):
         nn.Linear(3, 2)(torch.from_numpy(np.array([[0.1, 0.2, 0.3]])))
 
 
-@claim("02_dtype", "A float tensor of that shape makes the loss raise an error, and so does an `int32` one; cast the inputs, not the labels.")
+@claim(
+    "02_dtype",
+    "A float tensor of that shape makes the loss raise an error, and so does an `int32` one; cast the inputs, not the labels.",
+)
 def _():
     logits = torch.randn(2, 3)
     loss = nn.CrossEntropyLoss()
@@ -224,7 +259,9 @@ def _():
             loss(logits, labels)
 
 
-@claim("02_dtype", "(A float target of the logits' own shape `(N, C)` means something else: a probability for each class.)")
+@claim(
+    "02_dtype", "(A float target of the logits' own shape `(N, C)` means something else: a probability for each class.)"
+)
 def _():
     logits = torch.randn(2, 3)
     probabilities = torch.tensor([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
@@ -238,7 +275,10 @@ def _():
     assert table.dtype == np.float64 and table[0, -1] == 2.0
 
 
-@claim("02_dtype", "most arithmetic is not implemented for them (`torch.zeros(3, dtype=torch.uint32) + 1` raises), so cast them to `int64` before you compute.")
+@claim(
+    "02_dtype",
+    "most arithmetic is not implemented for them (`torch.zeros(3, dtype=torch.uint32) + 1` raises), so cast them to `int64` before you compute.",
+)
 def _():
     for dtype in (torch.uint16, torch.uint32, torch.uint64):
         stored = torch.zeros(3, dtype=dtype)
@@ -259,7 +299,10 @@ def _():
     assert torch.randint(0, 9, (2,)).dtype == torch.int64 and torch.randperm(4).dtype == torch.int64
 
 
-@claim("02_dtype", "Many training scripts go further and compute in a 16-bit float (`bfloat16` or `float16`, \"mixed precision\") where that is safe, keeping `float32` where precision matters.")
+@claim(
+    "02_dtype",
+    'Many training scripts go further and compute in a 16-bit float (`bfloat16` or `float16`, "mixed precision") where that is safe, keeping `float32` where precision matters.',
+)
 def _():
     layer = nn.Linear(4, 2)
     with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -267,14 +310,20 @@ def _():
     assert out.dtype == torch.bfloat16 and layer.weight.dtype == torch.float32
 
 
-@claim("02_dtype", "`zeros`, `ones` and `randn` make `float32`, while `arange`, `full` and `randint` follow their arguments or make `int64`.")
+@claim(
+    "02_dtype",
+    "`zeros`, `ones` and `randn` make `float32`, while `arange`, `full` and `randint` follow their arguments or make `int64`.",
+)
 def _():
     assert {torch.zeros(1).dtype, torch.ones(1).dtype, torch.randn(1).dtype} == {torch.float32}
     assert torch.arange(3).dtype == torch.int64 and torch.arange(3.0).dtype == torch.float32
     assert torch.full((1,), 2).dtype == torch.int64 and torch.randint(0, 3, (1,)).dtype == torch.int64
 
 
-@claim("02_dtype", "the higher kind wins, then the smallest dtype that holds both (usually the wider one), but a 0-d tensor or a Python number only counts when it is of a higher kind.")
+@claim(
+    "02_dtype",
+    "the higher kind wins, then the smallest dtype that holds both (usually the wider one), but a 0-d tensor or a Python number only counts when it is of a higher kind.",
+)
 def _():
     assert (torch.ones(2, dtype=torch.uint8) + torch.ones(2, dtype=torch.int8)).dtype == torch.int16
     assert (torch.ones(2, dtype=torch.int8) + torch.tensor(1000)).dtype == torch.int8
@@ -282,13 +331,18 @@ def _():
     assert (torch.ones(2, dtype=torch.int8) + 1.5).dtype == torch.float32
 
 
-@claim("02_dtype", "Here is the same rule with another integer dtype, `uint8` pixels (`Byte` is PyTorch's name for `uint8`), and the fix:")
+@claim(
+    "02_dtype",
+    "Here is the same rule with another integer dtype, `uint8` pixels (`Byte` is PyTorch's name for `uint8`), and the fix:",
+)
 def _():
     with pytest.raises(RuntimeError, match="Byte and Float"):
         nn.Linear(3, 2)(torch.tensor([[0, 128, 255]], dtype=torch.uint8))
 
 
-@claim("02_dtype", "float to int drops the fraction towards zero (-0.7 becomes 0, 2.5 becomes 2; no rounding, no floor)")
+@claim(
+    "02_dtype", "float to int drops the fraction towards zero (-0.7 becomes 0, 2.5 becomes 2; no rounding, no floor)"
+)
 def _():
     assert torch.tensor([-0.7, 2.5, 260.0]).long().tolist() == [0, 2, 260]
     assert torch.tensor([-0.7, 2.5, 260.0]).long().to(torch.uint8).tolist() == [0, 2, 4]
@@ -305,7 +359,9 @@ def _():
     assert (x + x).tolist() == [244, 20] and (x + x).float().mean().item() == 132.0
 
 
-@claim("02_dtype", "NumPy's default float is `float64`, and `torch.from_numpy` and `torch.tensor` keep an array's dtype.")
+@claim(
+    "02_dtype", "NumPy's default float is `float64`, and `torch.from_numpy` and `torch.tensor` keep an array's dtype."
+)
 def _():
     assert np.array([1.0]).dtype == np.float64 and np.zeros(2).dtype == np.float64
     for dtype in (np.float16, np.float32, np.float64, np.int16):

@@ -11,14 +11,20 @@ from torch import nn
 from tests.claims import claim
 
 
-@claim("03_device", "Unless you ask for something else, a new tensor is made in the computer's main memory and worked on by the CPU, even on a machine with a powerful GPU.")
+@claim(
+    "03_device",
+    "Unless you ask for something else, a new tensor is made in the computer's main memory and worked on by the CPU, even on a machine with a powerful GPU.",
+)
 def _():
     assert torch.get_default_device() == torch.device("cpu")
     for made in (torch.randn(2, 3), torch.zeros(3), torch.tensor([1, 2]), torch.arange(4)):
         assert made.device == torch.device("cpu") and not made.is_cuda
 
 
-@claim("03_device", "A meta tensor has a shape and a dtype but **no values at all**: no memory is set aside for its numbers.")
+@claim(
+    "03_device",
+    "A meta tensor has a shape and a dtype but **no values at all**: no memory is set aside for its numbers.",
+)
 def _():
     m = torch.zeros(2, 3, device="meta")
     assert m.shape == (2, 3) and m.dtype == torch.float32
@@ -31,14 +37,20 @@ def _():
     assert "..." in repr(torch.zeros(2, 3, device="meta"))
 
 
-@claim("03_device", "A `torch.device` names a place: a type (`\"cpu\"`, `\"cuda\"`, `\"meta\"`) and, for GPUs, an optional index (`\"cuda:0\"` is the first GPU, `\"cuda:1\"` the second).")
+@claim(
+    "03_device",
+    'A `torch.device` names a place: a type (`"cpu"`, `"cuda"`, `"meta"`) and, for GPUs, an optional index (`"cuda:0"` is the first GPU, `"cuda:1"` the second).',
+)
 def _():
     assert (torch.device("cuda:1").type, torch.device("cuda:1").index) == ("cuda", 1)
     assert torch.device("cuda").index is None
     assert torch.device("cpu").type == "cpu" and torch.device("meta").type == "meta"
 
 
-@claim("03_device", "a `torch.device` is the real thing: it has `.type` and `.index`, it compares exactly, and it is what `tensor.device` returns.")
+@claim(
+    "03_device",
+    "a `torch.device` is the real thing: it has `.type` and `.index`, it compares exactly, and it is what `tensor.device` returns.",
+)
 def _():
     assert torch.device("cpu") == torch.device("cpu")
     assert torch.device("cpu") != torch.device("meta")
@@ -46,7 +58,10 @@ def _():
     assert isinstance(torch.zeros(1).device, torch.device)
 
 
-@claim("03_device", "Without the parentheses you test the function object itself instead of its answer, and a function object always counts as true in an `if`, so the code would pick `\"cuda\"` on every machine, GPU or not.")
+@claim(
+    "03_device",
+    'Without the parentheses you test the function object itself instead of its answer, and a function object always counts as true in an `if`, so the code would pick `"cuda"` on every machine, GPU or not.',
+)
 def _():
     assert callable(torch.cuda.is_available)
     assert bool(torch.cuda.is_available) is True
@@ -62,24 +77,39 @@ def _():
     assert m.to("meta") is m
 
 
-@claim("03_device", "`x.to(device)` copies `x`'s numbers to `device` and returns a **new tensor** there. `x` itself does not move.")
+@claim(
+    "03_device",
+    "`x.to(device)` copies `x`'s numbers to `device` and returns a **new tensor** there. `x` itself does not move.",
+)
 def _():
     x = torch.arange(4.0)
     moved = x.to("meta")
     assert moved is not x and moved.device.type == "meta" and x.device.type == "cpu"
 
 
-@claim("03_device", "calling `.to(device)` on a **model** (an `nn.Module`) moves its parameters in place and returns the same model")
+@claim(
+    "03_device",
+    "calling `.to(device)` on a **model** (an `nn.Module`) moves its parameters in place and returns the same model",
+)
 def _():
     model = nn.Linear(3, 2)
     assert model.to("meta") is model
     assert all(p.device.type == "meta" for p in model.parameters())
 
 
-@claim("03_device", "Every factory function (`torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`, `torch.tensor`, ...) takes `device=`.")
+@claim(
+    "03_device",
+    "Every factory function (`torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`, `torch.tensor`, ...) takes `device=`.",
+)
 def _():
-    made = [torch.zeros(2, device="meta"), torch.ones(2, device="meta"), torch.randn(2, device="meta"),
-            torch.arange(3, device="meta"), torch.tensor([1.0], device="meta"), torch.eye(2, device="meta")]
+    made = [
+        torch.zeros(2, device="meta"),
+        torch.ones(2, device="meta"),
+        torch.randn(2, device="meta"),
+        torch.arange(3, device="meta"),
+        torch.tensor([1.0], device="meta"),
+        torch.eye(2, device="meta"),
+    ]
     assert all(t.device.type == "meta" for t in made)
 
 
@@ -90,14 +120,17 @@ def _():
         assert (made.device, made.dtype, made.shape) == (template.device, template.dtype, template.shape)
 
 
-@claim("03_device", "A batch of 32 RGB images of 224x224 pixels in float32 takes about 19 MB; at the roughly 32 GB/s of a PCIe 4.0 x16 slot that is over half a millisecond each way")
+@claim(
+    "03_device",
+    "A batch of 32 RGB images of 224x224 pixels in float32 takes about 19 MB; at the roughly 32 GB/s of a PCIe 4.0 x16 slot that is over half a millisecond each way",
+)
 def _():
     n_bytes = torch.zeros(32, 3, 224, 224).nbytes
     assert 19e6 < n_bytes < 20e6
     assert 0.5e-3 < n_bytes / 32e9 < 0.7e-3
 
 
-@claim("03_device", "what differs is the wording (the message says a tensor \"is not on the expected device\")")
+@claim("03_device", 'what differs is the wording (the message says a tensor "is not on the expected device")')
 def _():
     with pytest.raises(RuntimeError, match="is not on the expected device"):
         torch.ones(3) + torch.ones(3, device="meta")
@@ -110,7 +143,10 @@ def _():
             a + b
 
 
-@claim("03_device", "a 0-d CPU tensor (a single number such as `torch.tensor(2.0)`) may be combined with a tensor on another device, because PyTorch passes it along as a plain number. Any tensor with at least one dimension must be on the operation's device.")
+@claim(
+    "03_device",
+    "a 0-d CPU tensor (a single number such as `torch.tensor(2.0)`) may be combined with a tensor on another device, because PyTorch passes it along as a plain number. Any tensor with at least one dimension must be on the operation's device.",
+)
 def _():
     b = torch.ones(3, device="meta")
     assert (b + torch.tensor(2.0)).device.type == "meta"
@@ -139,7 +175,10 @@ def _():
     assert next(nn.Linear(3, 2).parameters()).device.type == "cpu"
 
 
-@claim("03_device", "For `nn.Linear(in_features, out_features)`, which has no buffers, there are two: `\"weight\"`, of shape `(out_features, in_features)`, and `\"bias\"`, of shape `(out_features,)`; a layer made with `bias=False` has no `\"bias\"` entry. The layer computes `x @ weight.T + bias`.")
+@claim(
+    "03_device",
+    'For `nn.Linear(in_features, out_features)`, which has no buffers, there are two: `"weight"`, of shape `(out_features, in_features)`, and `"bias"`, of shape `(out_features,)`; a layer made with `bias=False` has no `"bias"` entry. The layer computes `x @ weight.T + bias`.',
+)
 def _():
     layer = nn.Linear(3, 2)
     params = layer.state_dict()
@@ -153,7 +192,10 @@ def _():
 @claim("03_device", "(adding the two where they are raises one for you)")
 def _():
     x = torch.ones(2, 3)
-    for weight, bias in ((torch.ones(2, 3, device="meta"), torch.ones(2)), (torch.ones(2, 3), torch.ones(2, device="meta"))):
+    for weight, bias in (
+        (torch.ones(2, 3, device="meta"), torch.ones(2)),
+        (torch.ones(2, 3), torch.ones(2, device="meta")),
+    ):
         with pytest.raises(RuntimeError):
             x.to(weight.device) @ weight.T + bias
 
@@ -178,7 +220,10 @@ def _():
         assert "nvidia" in needs or "+cu" in torch.__version__
 
 
-@claim("03_device", "`torch.version.cuda` tells you which one you have: the CUDA version the build was made for, or `None` for a CPU-only build, whose version string ends in `+cpu`.")
+@claim(
+    "03_device",
+    "`torch.version.cuda` tells you which one you have: the CUDA version the build was made for, or `None` for a CPU-only build, whose version string ends in `+cpu`.",
+)
 def _():
     assert (torch.version.cuda is None) == (not torch.backends.cuda.is_built())
     if torch.__version__.endswith("+cpu"):
@@ -187,7 +232,10 @@ def _():
         assert torch.version.cuda[0].isdigit()
 
 
-@claim("03_device", "`torch.device(\"cuda\")` (no index: \"the current GPU\") is not equal to `torch.device(\"cuda:0\")`, yet a tensor made with `device=\"cuda\"` reports the index it landed on, `cuda:0`. So on a GPU machine the test `x.device == device`, with `device` from the idiom above, is `False` even though `x` is exactly where you put it.")
+@claim(
+    "03_device",
+    '`torch.device("cuda")` (no index: "the current GPU") is not equal to `torch.device("cuda:0")`, yet a tensor made with `device="cuda"` reports the index it landed on, `cuda:0`. So on a GPU machine the test `x.device == device`, with `device` from the idiom above, is `False` even though `x` is exactly where you put it.',
+)
 def _():
     assert torch.device("cuda") != torch.device("cuda:0") and torch.device("cuda").index is None
     assert torch.device("cuda", 0) == torch.device("cuda:0")
@@ -198,7 +246,10 @@ def _():
     assert x.device != gpu and x.device.type == gpu.type
 
 
-@claim("03_device", "Compare the types (`x.device.type == device.type`) when any GPU will do, or compare with a device read from a GPU tensor, which always carries its index. (CPU and `meta` devices have no index, so they compare as you would expect.)")
+@claim(
+    "03_device",
+    "Compare the types (`x.device.type == device.type`) when any GPU will do, or compare with a device read from a GPU tensor, which always carries its index. (CPU and `meta` devices have no index, so they compare as you would expect.)",
+)
 def _():
     assert torch.zeros(1, device="meta").device.type == torch.device("meta").type
     for plain in ("cpu", "meta"):
@@ -209,7 +260,9 @@ def _():
     assert x.device.type == gpu.type and x.device == torch.zeros(0, device=gpu).device
 
 
-@claim("03_device", "A CUDA tensor's device always carries its index: a and b both report cuda:0, so same is True, however")
+@claim(
+    "03_device", "A CUDA tensor's device always carries its index: a and b both report cuda:0, so same is True, however"
+)
 def _():
     assert torch.device("cuda:0") == torch.device("cuda", 0) and torch.device("cuda:0") != torch.device("cuda")
     _cuda()
@@ -232,7 +285,10 @@ def _():
         torch.ones(3) + torch.ones(3, device="meta")
 
 
-@claim("03_device", "So on a machine like that, `.to(\"cuda\")` and `.to(\"cpu\")` are real copies across the bus, not a change of label.")
+@claim(
+    "03_device",
+    'So on a machine like that, `.to("cuda")` and `.to("cpu")` are real copies across the bus, not a change of label.',
+)
 def _():
     x = torch.ones(3)
     gpu = _cuda()
@@ -251,7 +307,9 @@ def _():
             torch.ones(2, 3) + torch.ones(2, 3, device="cuda")
 
 
-@claim("03_device", "The corner of the rule goes one way only: a 0-d CPU tensor may join an operation on another device. ")
+@claim(
+    "03_device", "The corner of the rule goes one way only: a 0-d CPU tensor may join an operation on another device. "
+)
 def _():
     assert (torch.ones(3, device="meta") + torch.tensor(1.0)).device.type == "meta"
     with pytest.raises(RuntimeError):
@@ -262,7 +320,10 @@ def _():
         assert (torch.zeros(5) + torch.ones(4, device="cuda").mean().item()).device.type == "cpu"
 
 
-@claim("03_device", "`model.state_dict()` maps names to tensors, in an ordered dict: one entry per parameter, detached from autograd but sharing the parameter's memory, and one per buffer, the other tensors a layer keeps (`nn.BatchNorm1d`'s running mean and variance, say).")
+@claim(
+    "03_device",
+    "`model.state_dict()` maps names to tensors, in an ordered dict: one entry per parameter, detached from autograd but sharing the parameter's memory, and one per buffer, the other tensors a layer keeps (`nn.BatchNorm1d`'s running mean and variance, say).",
+)
 def _():
     from collections import OrderedDict
 
@@ -276,7 +337,10 @@ def _():
     assert len(norm) > len(list(nn.BatchNorm1d(3).parameters()))
 
 
-@claim("03_device", "`.item()`, `print(t)`, `bool(t)` and so `if t > 0:` on a GPU tensor all copy its value to the CPU (and wait for the GPU to finish) without a `.to` in sight.")
+@claim(
+    "03_device",
+    "`.item()`, `print(t)`, `bool(t)` and so `if t > 0:` on a GPU tensor all copy its value to the CPU (and wait for the GPU to finish) without a `.to` in sight.",
+)
 def _():
     import contextlib
     import io
@@ -290,7 +354,10 @@ def _():
     assert t.device.type == "cuda"
 
 
-@claim("03_device", "Every tensor with dimensions in one operation must live on one device, or PyTorch raises a `RuntimeError`; only a 0-d CPU tensor may join an operation elsewhere.")
+@claim(
+    "03_device",
+    "Every tensor with dimensions in one operation must live on one device, or PyTorch raises a `RuntimeError`; only a 0-d CPU tensor may join an operation elsewhere.",
+)
 def _():
     with pytest.raises(RuntimeError):
         torch.ones(2) * torch.ones(2, device="meta")
@@ -299,7 +366,10 @@ def _():
     assert (torch.ones(2, device="meta") * torch.tensor(3.0)).device.type == "meta"
 
 
-@claim("03_device", "A `torch.device` compares its index too: `torch.device(\"cuda\") != torch.device(\"cuda:0\")`, and a GPU tensor's `.device` always has one.")
+@claim(
+    "03_device",
+    'A `torch.device` compares its index too: `torch.device("cuda") != torch.device("cuda:0")`, and a GPU tensor\'s `.device` always has one.',
+)
 def _():
     assert torch.device("cuda") != torch.device("cuda:0") and torch.device("cuda:1") != torch.device("cuda:0")
     gpu = _cuda()

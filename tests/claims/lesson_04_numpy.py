@@ -51,8 +51,11 @@ def _():
     assert t.tolist() == [0, 1, 2, 3]
 
 
-@claim(LESSON, "`torch.from_numpy(a)` does not copy anything. It builds a tensor object that points at the "
-               "array's own block of memory, with the same dtype (a float64 array gives a float64 tensor) and shape.")
+@claim(
+    LESSON,
+    "`torch.from_numpy(a)` does not copy anything. It builds a tensor object that points at the "
+    "array's own block of memory, with the same dtype (a float64 array gives a float64 tensor) and shape.",
+)
 def _():
     a = np.zeros((2, 3))
     t = torch.from_numpy(a)
@@ -62,8 +65,11 @@ def _():
     assert t[0, 1].item() == 5.0 and a[1, 2] == -1.0
 
 
-@claim(LESSON, "`torch.tensor(a)` always makes a new block of memory and copies the numbers into it. The tensor "
-               "keeps the array's dtype (float64 stays float64 unless you pass `dtype=`)")
+@claim(
+    LESSON,
+    "`torch.tensor(a)` always makes a new block of memory and copies the numbers into it. The tensor "
+    "keeps the array's dtype (float64 stays float64 unless you pass `dtype=`)",
+)
 def _():
     for a in (np.zeros(3), np.zeros(3, dtype=np.float32), np.arange(6).reshape(2, 3).T, np.array(2.5)):
         t = torch.tensor(a)
@@ -72,8 +78,11 @@ def _():
     assert torch.tensor(np.zeros(3), dtype=torch.float32).dtype == torch.float32
 
 
-@claim(LESSON, "`torch.as_tensor(a)` sits in between: it shares when it can and copies only when it must, for "
-               "example when you ask for another dtype or device.")
+@claim(
+    LESSON,
+    "`torch.as_tensor(a)` sits in between: it shares when it can and copies only when it must, for "
+    "example when you ask for another dtype or device.",
+)
 def _():
     a = np.zeros(3)
     assert _shares(torch.as_tensor(a), a)
@@ -81,8 +90,11 @@ def _():
     assert torch.as_tensor(a, device="meta").device.type == "meta"
 
 
-@claim(LESSON, "Any dtype change also makes a copy: `torch.from_numpy(a).float()` on a float64 array is a new "
-               "float32 tensor that no longer sees `a`.")
+@claim(
+    LESSON,
+    "Any dtype change also makes a copy: `torch.from_numpy(a).float()` on a float64 array is a new "
+    "float32 tensor that no longer sees `a`.",
+)
 def _():
     a = np.zeros(3)
     t32 = torch.from_numpy(a).float()
@@ -97,8 +109,10 @@ def _():
     assert np.shares_memory(a, r) and r.strides == (-8,)
 
 
-@claim(LESSON, "PyTorch tensors cannot have negative strides, so `torch.from_numpy` and even `torch.tensor` "
-               "refuse such arrays.")
+@claim(
+    LESSON,
+    "PyTorch tensors cannot have negative strides, so `torch.from_numpy` and even `torch.tensor` refuse such arrays.",
+)
 def _():
     for view in _views():
         if view.size == 0:
@@ -108,8 +122,11 @@ def _():
     _raises(RuntimeError, torch.as_strided, torch.arange(4.0), (4,), (-1,), 3)
 
 
-@claim(LESSON, "So `np.zeros((1, 10, 20))[::-1]`, reversed along its size-1 first dimension, comes back unchanged, "
-               "negative stride and all, and PyTorch still refuses it. (It also turns a 0-d array into a 1-d one.)")
+@claim(
+    LESSON,
+    "So `np.zeros((1, 10, 20))[::-1]`, reversed along its size-1 first dimension, comes back unchanged, "
+    "negative stride and all, and PyTorch still refuses it. (It also turns a 0-d array into a 1-d one.)",
+)
 def _():
     odd = np.zeros((1, 10, 20))[::-1]
     same = np.ascontiguousarray(odd)
@@ -148,9 +165,12 @@ def _():
     assert t[1].item() == 7.0 and n.ctypes.data == t.data_ptr()
 
 
-@claim(LESSON, "`.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which the autograd lesson introduces, it lets "
-               "the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the "
-               "graph, which `.numpy()` accepts.")
+@claim(
+    LESSON,
+    "`.numpy()` raises a `RuntimeError` (inside `torch.no_grad()`, which the autograd lesson introduces, it lets "
+    "the tensor through). `.detach()` returns a tensor over the same memory that is cut off from the "
+    "graph, which `.numpy()` accepts.",
+)
 def _():
     w = torch.ones(3, requires_grad=True)
     _raises(RuntimeError, w.numpy)
@@ -175,16 +195,22 @@ def _():
     _raises(NotImplementedError, torch.ones(3, device="meta").cpu)
 
 
-@claim(LESSON, "`bfloat16`, the 16-bit float that mixed-precision training on modern GPUs often uses, has no NumPy "
-               "counterpart, so `.numpy()` raises a `TypeError` for it, also after `.detach().cpu()`.")
+@claim(
+    LESSON,
+    "`bfloat16`, the 16-bit float that mixed-precision training on modern GPUs often uses, has no NumPy "
+    "counterpart, so `.numpy()` raises a `TypeError` for it, also after `.detach().cpu()`.",
+)
 def _():
     half = torch.tensor([0.1, 2.5], dtype=torch.bfloat16, requires_grad=True)
     _raises(TypeError, half.detach().cpu().numpy)
     _raises(TypeError, lambda: half.numpy(force=True))
 
 
-@claim(LESSON, "`.float()` gives float32 and loses nothing, because every bfloat16 number is also a float32 number. "
-               "(The same holds for the 8-bit float dtypes.)")
+@claim(
+    LESSON,
+    "`.float()` gives float32 and loses nothing, because every bfloat16 number is also a float32 number. "
+    "(The same holds for the 8-bit float dtypes.)",
+)
 def _():
     bits = torch.arange(-(2**15), 2**15, dtype=torch.int32).to(torch.int16)
     every = bits.view(torch.bfloat16)
@@ -205,8 +231,7 @@ def _():
     assert d.grad_fn is None and not d.requires_grad and d.data_ptr() == pred.data_ptr()
 
 
-@claim(LESSON, "`.cpu()` copies it to CPU memory if it is elsewhere, and returns it untouched if it is already "
-               "there;")
+@claim(LESSON, "`.cpu()` copies it to CPU memory if it is elsewhere, and returns it untouched if it is already there;")
 def _():
     t = torch.arange(3.0)
     assert t.cpu() is t
@@ -215,8 +240,11 @@ def _():
         assert g.cpu().device.type == "cpu" and g.cpu().data_ptr() != g.data_ptr()
 
 
-@claim(LESSON, "For a tensor that was already on the CPU, none of these copies, so the array still shares memory "
-               "with the tensor. Add `.copy()` at the end when you need an independent array.")
+@claim(
+    LESSON,
+    "For a tensor that was already on the CPU, none of these copies, so the array still shares memory "
+    "with the tensor. Add `.copy()` at the end when you need an independent array.",
+)
 def _():
     pred = torch.tensor([0.1, 0.9, 0.4], requires_grad=True) * 2
     out = pred.detach().cpu().numpy()
@@ -224,9 +252,12 @@ def _():
     assert not np.shares_memory(out.copy(), pred.detach().numpy())
 
 
-@claim(LESSON, "A bfloat16 tensor (or an 8-bit float one) still raises a `TypeError` at the last step: put "
-               "`.float()` before `.numpy()`. A `meta` tensor has no values at all, so no recipe can turn it into "
-               "an array.")
+@claim(
+    LESSON,
+    "A bfloat16 tensor (or an 8-bit float one) still raises a `TypeError` at the last step: put "
+    "`.float()` before `.numpy()`. A `meta` tensor has no values at all, so no recipe can turn it into "
+    "an array.",
+)
 def _():
     for dtype in (torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2):
         t = torch.ones(2, requires_grad=dtype == torch.bfloat16).to(dtype)
@@ -245,8 +276,11 @@ def _():
     assert np.array([1, 2]).dtype == np.int64
 
 
-@claim(LESSON, "Converting the dtype on the NumPy side first (`arr.astype(np.float32)`) makes a fresh, ordinary "
-               "array, which handles them too.")
+@claim(
+    LESSON,
+    "Converting the dtype on the NumPy side first (`arr.astype(np.float32)`) makes a fresh, ordinary "
+    "array, which handles them too.",
+)
 def _():
     for view in _views():
         fresh = view.astype(np.float32)
@@ -266,7 +300,9 @@ def _():
     images = torch.arange(2 * 4 * 5 * 3).reshape(2, 4, 5, 3)
     batch = images.permute(0, 3, 1, 2)
     assert tuple(batch.shape) == (2, 3, 4, 5)
-    assert all(batch[n, c, h, w] == images[n, h, w, c] for n in range(2) for c in range(3) for h in range(4) for w in range(5))
+    assert all(
+        batch[n, c, h, w] == images[n, h, w, c] for n in range(2) for c in range(3) for h in range(4) for w in range(5)
+    )
 
 
 @claim(LESSON, "`reshape` would give the same shape with the pixels scrambled")
@@ -277,8 +313,11 @@ def _():
     assert not torch.equal(scrambled, images.permute(0, 3, 1, 2))
 
 
-@claim(LESSON, "Use `clamp`, not `clamp_`: a detached tensor shares memory with the original, so clamping it in "
-               "place would also change the model's output.")
+@claim(
+    LESSON,
+    "Use `clamp`, not `clamp_`: a detached tensor shares memory with the original, so clamping it in "
+    "place would also change the model's output.",
+)
 def _():
     out = torch.tensor([1.5, -0.5], requires_grad=True) * 1
     out.detach().clamp(0, 1)
@@ -296,8 +335,11 @@ def _():
     assert t.to("meta").device.type == "meta"
 
 
-@claim(LESSON, "`.numpy()` refuses tensors that require grad (`.detach()` first), tensors on a GPU (`.cpu()` "
-               "first) and dtypes NumPy lacks such as bfloat16 (`.float()` first).")
+@claim(
+    LESSON,
+    "`.numpy()` refuses tensors that require grad (`.detach()` first), tensors on a GPU (`.cpu()` "
+    "first) and dtypes NumPy lacks such as bfloat16 (`.float()` first).",
+)
 def _():
     _raises(RuntimeError, torch.ones(2, requires_grad=True).numpy)
     _raises(TypeError, torch.ones(2, device="meta").numpy)

@@ -44,8 +44,11 @@ def _():
     assert bias.requires_grad_() is bias and bias.requires_grad
 
 
-@claim(L, "A tensor you make yourself is a **leaf** (`is_leaf` is `True`). A tensor computed from something "
-          "that requires grad is a **result**: it requires grad too, and it is not a leaf.")
+@claim(
+    L,
+    "A tensor you make yourself is a **leaf** (`is_leaf` is `True`). A tensor computed from something "
+    "that requires grad is a **result**: it requires grad too, and it is not a leaf.",
+)
 def _():
     x, weight = _classic()
     output = x @ weight
@@ -60,7 +63,10 @@ def _():
     assert (weight * 2).grad_fn is not None
 
 
-@claim(L, "`MmBackward0` (the matrix product) has two inputs. The first, `x`, does not require grad, so its entry is `None`")
+@claim(
+    L,
+    "`MmBackward0` (the matrix product) has two inputs. The first, `x`, does not require grad, so its entry is `None`",
+)
 def _():
     x, weight = _classic()
     node = (x @ weight).grad_fn
@@ -75,8 +81,11 @@ def _():
     assert type(accumulate).__name__ == "AccumulateGrad" and accumulate.variable is weight
 
 
-@claim(L, "`nn.Linear` computes `input @ weight.T + bias` in one node (`AddmmBackward0`); the transpose of its weight has its own "
-          "node (`TBackward0`).")
+@claim(
+    L,
+    "`nn.Linear` computes `input @ weight.T + bias` in one node (`AddmmBackward0`); the transpose of its weight has its own "
+    "node (`TBackward0`).",
+)
 def _():
     layer = nn.Linear(3, 2)
     node = layer(torch.randn(4, 3)).grad_fn
@@ -84,8 +93,11 @@ def _():
     assert "TBackward0" in [type(n).__name__ for n, _ in node.next_functions if n is not None]
 
 
-@claim(L, "The columns of `x` sum to `1 + 3 = 4` and `2 + 4 = 6`, so `weight.grad` is `[[4.], [6.]]`, shaped like `weight`. "
-          "Before `backward()` it was `None`; `x.grad` stays `None` because `x` does not require grad.")
+@claim(
+    L,
+    "The columns of `x` sum to `1 + 3 = 4` and `2 + 4 = 6`, so `weight.grad` is `[[4.], [6.]]`, shaped like `weight`. "
+    "Before `backward()` it was `None`; `x.grad` stays `None` because `x` does not require grad.",
+)
 def _():
     x, weight = _classic()
     loss = (x @ weight).sum()
@@ -126,8 +138,11 @@ def _():
     w.grad = None
 
 
-@claim(L, "`weight.grad = None` drops them (which is what `optimizer.zero_grad()` and `model.zero_grad()` do by default for every "
-          "parameter).")
+@claim(
+    L,
+    "`weight.grad = None` drops them (which is what `optimizer.zero_grad()` and `model.zero_grad()` do by default for every "
+    "parameter).",
+)
 def _():
     model = nn.Linear(2, 1)
     model(torch.ones(1, 2)).sum().backward()
@@ -138,9 +153,12 @@ def _():
     assert all(p.grad is None for p in model.parameters())
 
 
-@claim(L, "Calling `backward()` twice on the *same* graph fails instead when the graph saved values for its backward pass, as "
-          "`x @ weight` does (the slope of a product needs the other factor): the first call frees them. "
-          "(`loss.backward(retain_graph=True)` keeps them, when you really need a second pass.)")
+@claim(
+    L,
+    "Calling `backward()` twice on the *same* graph fails instead when the graph saved values for its backward pass, as "
+    "`x @ weight` does (the slope of a product needs the other factor): the first call frees them. "
+    "(`loss.backward(retain_graph=True)` keeps them, when you really need a second pass.)",
+)
 def _():
     x, weight = _classic()
     loss = (x @ weight).sum()
@@ -152,8 +170,11 @@ def _():
     loss.backward()
 
 
-@claim(L, "`t.detach()` returns a tensor with the same data that is cut off from the graph: it does not require grad and has no "
-          "`grad_fn`. It shares memory with `t` (an in-place change to one shows in the other)")
+@claim(
+    L,
+    "`t.detach()` returns a tensor with the same data that is cut off from the graph: it does not require grad and has no "
+    "`grad_fn`. It shares memory with `t` (an in-place change to one shows in the other)",
+)
 def _():
     t = torch.tensor([1.0, 2.0], requires_grad=True) * 2
     d = t.detach()
@@ -162,8 +183,11 @@ def _():
     assert t[0].item() == 7.0
 
 
-@claim(L, "`.numpy()` refuses a tensor that requires grad, and `.detach().cpu().numpy()` works for a float32 tensor whether it "
-          "lives on the CPU or on a GPU.")
+@claim(
+    L,
+    "`.numpy()` refuses a tensor that requires grad, and `.detach().cpu().numpy()` works for a float32 tensor whether it "
+    "lives on the CPU or on a GPU.",
+)
 def _():
     t = torch.tensor([[1.5], [3.5]], requires_grad=True)
     with pytest.raises(RuntimeError):
@@ -181,8 +205,11 @@ def _():
     assert isinstance(found, tuple) and found[0].tolist() == [2.0, 4.0] and w.grad is None
 
 
-@claim(L, "Careful: `w.clone()` without `detach()` is still connected to `w`'s graph, so a backward pass through the clone "
-          "reaches `w.grad`.")
+@claim(
+    L,
+    "Careful: `w.clone()` without `detach()` is still connected to `w`'s graph, so a backward pass through the clone "
+    "reaches `w.grad`.",
+)
 def _():
     w = torch.tensor([0.5, 0.5], requires_grad=True)
     copy = w.clone()
@@ -196,9 +223,9 @@ def _():
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     v = torch.tensor([1.0, 0.5, 0.0])
     with pytest.raises(RuntimeError, match="scalar outputs"):
-        (x ** 2).backward()
+        (x**2).backward()
     x.grad = torch.ones(3)
-    (x ** 2).backward(gradient=v)
+    (x**2).backward(gradient=v)
     assert x.grad.tolist() == [3.0, 3.0, 1.0]
 
 
@@ -235,7 +262,10 @@ def _():
         assert (y.norm() < 100).grad_fn is None
 
 
-@claim(L, "A graph that saved no tensor, such as `(weight + 1).sum()`, backs up twice without an error, adding into `.grad` each time")
+@claim(
+    L,
+    "A graph that saved no tensor, such as `(weight + 1).sum()`, backs up twice without an error, adding into `.grad` each time",
+)
 def _():
     _, weight = _classic()
     loss = (weight + 1).sum()
@@ -244,8 +274,11 @@ def _():
     assert weight.grad.flatten().tolist() == [2.0, 2.0]
 
 
-@claim(L, "To choose entry by entry, use `torch.where(condition, a, b)`: it computes both `a` and `b`, takes each entry from one of "
-          "them, and sends each entry's gradient back into the branch that entry came from, and a gradient of 0 into the other branch.")
+@claim(
+    L,
+    "To choose entry by entry, use `torch.where(condition, a, b)`: it computes both `a` and `b`, takes each entry from one of "
+    "them, and sends each entry's gradient back into the branch that entry came from, and a gradient of 0 into the other branch.",
+)
 def _():
     a = torch.tensor([2.0, -2.0, 0.5], requires_grad=True)
     b = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
@@ -253,9 +286,12 @@ def _():
     assert a.grad.tolist() == [1.0, 0.0, 1.0] and b.grad.tolist() == [0.0, 3.0, 0.0]
 
 
-@claim(L, "the slope of `sqrt` at 0 is infinite, so `torch.where(t > 0, t.sqrt(), 0.0)` has gradient NaN at `t = 0`, although the "
-          "value there is a plain 0. The fix is a second `where` that keeps the unsafe branch's *input* in its safe range: "
-          "`torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0)`.")
+@claim(
+    L,
+    "the slope of `sqrt` at 0 is infinite, so `torch.where(t > 0, t.sqrt(), 0.0)` has gradient NaN at `t = 0`, although the "
+    "value there is a plain 0. The fix is a second `where` that keeps the unsafe branch's *input* in its safe range: "
+    "`torch.where(t > 0, torch.where(t > 0, t, 1.0).sqrt(), 0.0)`.",
+)
 def _():
     for dtype in (torch.float32, torch.float64):
         t = torch.tensor([4.0, 0.0], dtype=dtype, requires_grad=True)
@@ -274,8 +310,11 @@ def _():
         bool(torch.tensor([2.0, -1.0]) > 0)
 
 
-@claim(L, "The expression `x + (torch.round(x) - x).detach()` has the *value* of `torch.round(x)` (the two `x` cancel), but autograd "
-          "only sees the first `x`, so the gradient passes straight through, as if there were no rounding.")
+@claim(
+    L,
+    "The expression `x + (torch.round(x) - x).detach()` has the *value* of `torch.round(x)` (the two `x` cancel), but autograd "
+    "only sees the first `x`, so the gradient passes straight through, as if there were no rounding.",
+)
 def _():
     x = torch.tensor([0.2, 1.7, -0.6], requires_grad=True)
     straight = x + (torch.round(x) - x).detach()
@@ -284,15 +323,21 @@ def _():
     assert torch.autograd.grad(torch.round(x).sum(), x)[0].tolist() == [0.0, 0.0, 0.0]
 
 
-@claim(L, "the backward pass pretends the forward pass was `x.clamp(-1, 1)`: the gradient passes through unchanged where "
-          "`-1 < x < 1`, and is zero where `x` is beyond that range.")
+@claim(
+    L,
+    "the backward pass pretends the forward pass was `x.clamp(-1, 1)`: the gradient passes through unchanged where "
+    "`-1 < x < 1`, and is zero where `x` is beyond that range.",
+)
 def _():
     x = torch.tensor([-2.5, -0.5, 0.25, 3.0], requires_grad=True)
     assert torch.autograd.grad(x.clamp(-1, 1).sum(), x)[0].tolist() == [0.0, 1.0, 1.0, 0.0]
 
 
-@claim(L, "`torch.exp` saves its output (the slope of `exp(u)` is `exp(u)` itself), `torch.sigmoid` saves its output too, "
-          "a product saves its factors.")
+@claim(
+    L,
+    "`torch.exp` saves its output (the slope of `exp(u)` is `exp(u)` itself), `torch.sigmoid` saves its output too, "
+    "a product saves its factors.",
+)
 def _():
     for op in (torch.exp, torch.sigmoid):
         x = torch.tensor([0.5, -1.0], requires_grad=True)
@@ -303,8 +348,11 @@ def _():
     assert torch.equal(node._saved_self, a) and torch.equal(node._saved_other, b)
 
 
-@claim(L, "every tensor counts the in-place changes made to it (`t._version`), each saved tensor remembers the count it had when "
-          "it was saved, and `backward()` raises a `RuntimeError` when the two differ.")
+@claim(
+    L,
+    "every tensor counts the in-place changes made to it (`t._version`), each saved tensor remembers the count it had when "
+    "it was saved, and `backward()` raises a `RuntimeError` when the two differ.",
+)
 def _():
     z = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
     s = torch.sigmoid(z)
@@ -315,9 +363,12 @@ def _():
         s.sum().backward()
 
 
-@claim(L, "`with torch.no_grad(): s *= 2` still counts as a change: the counter moves whether or not a graph is being recorded. "
-          "And `s.data *= 2` changes the values behind the counter's back: `backward()` runs without an error and silently uses the "
-          "changed values, so the gradient is wrong.")
+@claim(
+    L,
+    "`with torch.no_grad(): s *= 2` still counts as a change: the counter moves whether or not a graph is being recorded. "
+    "And `s.data *= 2` changes the values behind the counter's back: `backward()` runs without an error and silently uses the "
+    "changed values, so the gradient is wrong.",
+)
 def _():
     z = torch.tensor([0.5, -1.0, 2.0], requires_grad=True, dtype=torch.float64)
     s = torch.sigmoid(z)
@@ -332,7 +383,10 @@ def _():
     assert not torch.allclose(silent, right)
 
 
-@claim(L, "Or change a copy: `s = torch.sigmoid(z).clone()`, then `s *= 2` changes the clone, which no backward step saved.")
+@claim(
+    L,
+    "Or change a copy: `s = torch.sigmoid(z).clone()`, then `s *= 2` changes the clone, which no backward step saved.",
+)
 def _():
     z = torch.tensor([0.5, -1.0, 2.0], requires_grad=True, dtype=torch.float64)
     s = torch.sigmoid(z).clone()
@@ -342,7 +396,10 @@ def _():
     assert torch.allclose(found, 2 * sig * (1 - sig))
 
 
-@claim(L, "in `y = x * 1.5` followed by `y.add_(1.0)`, the multiplication by a number does not save its output, so `backward()` works.")
+@claim(
+    L,
+    "in `y = x * 1.5` followed by `y.add_(1.0)`, the multiplication by a number does not save its output, so `backward()` works.",
+)
 def _():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 1.5
@@ -368,7 +425,9 @@ def _():
 @claim(L, "Softmax does not change when the same number is subtracted from a whole row")
 def _():
     x = torch.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, 1.0]], dtype=torch.float64)
-    assert torch.allclose(torch.softmax(x, -1), torch.softmax(x - torch.tensor([[7.0], [-2.0]], dtype=torch.float64), -1))
+    assert torch.allclose(
+        torch.softmax(x, -1), torch.softmax(x - torch.tensor([[7.0], [-2.0]], dtype=torch.float64), -1)
+    )
 
 
 def _network():
@@ -395,18 +454,26 @@ def _stored_while(run):
     return result, stored
 
 
-@claim(L, "Some of it is in memory anyway: the input batch, and the weights (or views of them, such as a weight's transpose). "
-          "The rest are intermediate results, such as a hidden layer's activations: without a graph they would be freed as soon as "
-          "the next layer had used them, but the graph keeps them alive for as long as the result is alive.")
+@claim(
+    L,
+    "Some of it is in memory anyway: the input batch, and the weights (or views of them, such as a weight's transpose). "
+    "The rest are intermediate results, such as a hidden layer's activations: without a graph they would be freed as soon as "
+    "the next layer had used them, but the graph keeps them alive for as long as the result is alive.",
+)
 def _():
     model, batch = _network()
     output, saved = _stored_while(lambda: model(batch))
     tensors = [r() for r in saved]
     weights = {_storage(p) for p in model.parameters()}
-    kinds = ["batch" if _storage(t) == _storage(batch) else "weight" if _storage(t) in weights else "intermediate" for t in tensors]
+    kinds = [
+        "batch" if _storage(t) == _storage(batch) else "weight" if _storage(t) in weights else "intermediate"
+        for t in tensors
+    ]
     assert kinds == ["batch", "intermediate", "intermediate", "weight"]
     assert tensors[3].shape == model[2].weight.T.shape, "the saved weight is its transpose, a view of it"
-    assert tensors[1] is tensors[2] or _storage(tensors[1]) == _storage(tensors[2]), "the hidden activations, saved twice"
+    assert tensors[1] is tensors[2] or _storage(tensors[1]) == _storage(tensors[2]), (
+        "the hidden activations, saved twice"
+    )
     del tensors
     assert saved[1]() is not None, "the graph keeps the activations alive"
     del output
@@ -415,7 +482,10 @@ def _():
         model(batch)
 
 
-@claim(L, "The hidden activations `(512, 256)` are saved twice (by the ReLU and by the second layer), but they are one block of memory.")
+@claim(
+    L,
+    "The hidden activations `(512, 256)` are saved twice (by the ReLU and by the second layer), but they are one block of memory.",
+)
 def _():
     model, batch = _network()
     output, stored = _stored_while(lambda: model(batch))
@@ -426,8 +496,11 @@ def _():
     assert relu_node._saved_result.data_ptr() == hidden[0].data_ptr()
 
 
-@claim(L, "Inside `with torch.no_grad():` autograd records nothing: results do not require grad and have no `grad_fn`, and nothing "
-          "is saved.")
+@claim(
+    L,
+    "Inside `with torch.no_grad():` autograd records nothing: results do not require grad and have no `grad_fn`, and nothing "
+    "is saved.",
+)
 def _():
     model, batch = _network()
 
@@ -439,8 +512,11 @@ def _():
     assert stored == [] and not out.requires_grad and out.grad_fn is None
 
 
-@claim(L, "`model(x).detach()` gives the same numbers, but the graph *was* built during the forward pass (and its memory used) before "
-          "being dropped.")
+@claim(
+    L,
+    "`model(x).detach()` gives the same numbers, but the graph *was* built during the forward pass (and its memory used) before "
+    "being dropped.",
+)
 def _():
     model, batch = _network()
     out, stored = _stored_while(lambda: model(batch).detach())
@@ -449,15 +525,21 @@ def _():
         assert torch.equal(out, model(batch))
 
 
-@claim(L, "`model.eval()` switches layers such as dropout and batch norm to their evaluation behaviour. It does not stop autograd")
+@claim(
+    L,
+    "`model.eval()` switches layers such as dropout and batch norm to their evaluation behaviour. It does not stop autograd",
+)
 def _():
     model, batch = _network()
     model.eval()
     assert model(batch).requires_grad
 
 
-@claim(L, "`torch.inference_mode()` is a stricter, slightly faster cousin of `no_grad()`: its results are marked as inference tensors, "
-          "which autograd refuses to save for a backward pass later. `@torch.no_grad()` also works as a decorator on a whole function.")
+@claim(
+    L,
+    "`torch.inference_mode()` is a stricter, slightly faster cousin of `no_grad()`: its results are marked as inference tensors, "
+    "which autograd refuses to save for a backward pass later. `@torch.no_grad()` also works as a decorator on a whole function.",
+)
 def _():
     with torch.inference_mode():
         t = torch.ones(3)
@@ -473,14 +555,19 @@ def _():
     assert not run(w).requires_grad
 
 
-@claim(L, "`backward()` then computes no gradient for it: its `.grad` stays as it was, `None` if it never had one. The optimizers in "
-          "`torch.optim` skip parameters whose `.grad` is `None`, so then a step leaves it as it was.")
+@claim(
+    L,
+    "`backward()` then computes no gradient for it: its `.grad` stays as it was, `None` if it never had one. The optimizers in "
+    "`torch.optim` skip parameters whose `.grad` is `None`, so then a step leaves it as it was.",
+)
 def _():
     torch.manual_seed(0)
     net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
     net[0].requires_grad_(False)
-    for optimizer in (torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=0.1),
-                      torch.optim.Adam(net.parameters(), lr=0.1, weight_decay=0.1)):
+    for optimizer in (
+        torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=0.1),
+        torch.optim.Adam(net.parameters(), lr=0.1, weight_decay=0.1),
+    ):
         before = [p.detach().clone() for p in net.parameters()]
         net(torch.randn(16, 4)).pow(2).mean().backward()
         optimizer.step()
@@ -504,7 +591,9 @@ def _():
     assert all(p.requires_grad for p in model.parameters()) and not model[1].training
 
 
-@claim(L, "Without `no_grad()`, every output you keep also keeps its graph, and with it the tensors saved for backward.")
+@claim(
+    L, "Without `no_grad()`, every output you keep also keeps its graph, and with it the tensors saved for backward."
+)
 def _():
     model, batch = _network()
     kept, saved = _stored_while(lambda: [model(batch) for _ in range(2)])
@@ -514,8 +603,11 @@ def _():
     assert all(r() is None for r in hidden)
 
 
-@claim(L, "An in-place change to a leaf that requires grad would have to be part of the graph, which makes no sense for an update; "
-          "PyTorch refuses it.")
+@claim(
+    L,
+    "An in-place change to a leaf that requires grad would have to be part of the graph, which makes no sense for an update; "
+    "PyTorch refuses it.",
+)
 def _():
     w = torch.tensor([[0.5], [0.5]], requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf Variable"):
@@ -524,8 +616,11 @@ def _():
         w -= 0.1
 
 
-@claim(L, "`.grad` of a result (not a leaf) stays `None`: gradients are kept for leaves only. Call `result.retain_grad()` before "
-          "`backward()` if you really need one.")
+@claim(
+    L,
+    "`.grad` of a result (not a leaf) stays `None`: gradients are kept for leaves only. Call `result.retain_grad()` before "
+    "`backward()` if you really need one.",
+)
 def _():
     w = torch.tensor([[0.5], [0.5]], requires_grad=True)
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -540,8 +635,11 @@ def _():
     assert out.grad.tolist() == [[1.0], [1.0]]
 
 
-@claim(L, "Two roads get past it: `.data`, as above, and a write through memory that a NumPy array shares with the tensor "
-          "(`.detach().numpy()`, lesson 4), which PyTorch never sees. Both leave the gradient silently wrong")
+@claim(
+    L,
+    "Two roads get past it: `.data`, as above, and a write through memory that a NumPy array shares with the tensor "
+    "(`.detach().numpy()`, lesson 4), which PyTorch never sees. Both leave the gradient silently wrong",
+)
 def _():
     z = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
     right = torch.sigmoid(z) * (1 - torch.sigmoid(z))
@@ -557,9 +655,12 @@ def _():
     assert not torch.allclose(silent, right.detach())
 
 
-@claim(L, "A parameter frozen after a `backward()` and before `zero_grad()` keeps that `.grad`, and `opt.step()` still moves it "
-          "with it. So freeze before the first `backward()`, or clear `.grad` as you freeze (`p.grad = None`; "
-          "`optimizer.zero_grad()` does that by default).")
+@claim(
+    L,
+    "A parameter frozen after a `backward()` and before `zero_grad()` keeps that `.grad`, and `opt.step()` still moves it "
+    "with it. So freeze before the first `backward()`, or clear `.grad` as you freeze (`p.grad = None`; "
+    "`optimizer.zero_grad()` does that by default).",
+)
 def _():
     for make in (lambda ps: torch.optim.SGD(ps, lr=0.1), lambda ps: torch.optim.Adam(ps, lr=0.1)):
         torch.manual_seed(0)

@@ -31,7 +31,10 @@ def _():
     _raises(ValueError, nn.CrossEntropyLoss(), torch.randn(16, 2), torch.tensor([1]))
 
 
-@claim(LESSON, "The predicted class is the index of the largest logit along the class dimension: `logits.argmax(dim=1)`, shape `(N,)`.")
+@claim(
+    LESSON,
+    "The predicted class is the index of the largest logit along the class dimension: `logits.argmax(dim=1)`, shape `(N,)`.",
+)
 def _():
     logits = torch.tensor([[0.1, 2.0, -1.0], [3.0, 0.0, 1.0]])
     assert logits.argmax(dim=1).tolist() == [1, 0] and logits.argmax(dim=1).shape == (2,)
@@ -49,8 +52,11 @@ def _():
     assert torch.randn(16, 3, 224, 224).is_contiguous()
 
 
-@claim(LESSON, "`nn.Linear(in_features, out_features)` holds a weight of shape `(out_features, in_features)` and a bias of shape "
-               "`(out_features,)`, both with `requires_grad=True`, and computes `x @ weight.T + bias` on the **last** dimension of `x`.")
+@claim(
+    LESSON,
+    "`nn.Linear(in_features, out_features)` holds a weight of shape `(out_features, in_features)` and a bias of shape "
+    "`(out_features,)`, both with `requires_grad=True`, and computes `x @ weight.T + bias` on the **last** dimension of `x`.",
+)
 def _():
     layer = nn.Linear(5, 3)
     assert layer.weight.shape == (3, 5) and layer.bias.shape == (3,)
@@ -66,8 +72,11 @@ def _():
     assert torch.equal(nn.Flatten()(images), images.view(16, -1))
 
 
-@claim(LESSON, "The inputs must have the weights' dtype, float32 here: an int64 batch raises a RuntimeError (lesson 2), and so does a "
-               "float64 one.")
+@claim(
+    LESSON,
+    "The inputs must have the weights' dtype, float32 here: an int64 batch raises a RuntimeError (lesson 2), and so does a "
+    "float64 one.",
+)
 def _():
     layer = nn.Linear(3, 2)
     assert layer.weight.dtype == torch.float32
@@ -75,8 +84,11 @@ def _():
     _raises(RuntimeError, layer, torch.ones(4, 3, dtype=torch.float64))
 
 
-@claim(LESSON, "It applies a softmax itself, takes minus the log of the probability given to the right class, and averages over the "
-               "batch. The result is a 0-d tensor with a `grad_fn`, ready for `backward()`.")
+@claim(
+    LESSON,
+    "It applies a softmax itself, takes minus the log of the probability given to the right class, and averages over the "
+    "batch. The result is a 0-d tensor with a `grad_fn`, ready for `backward()`.",
+)
 def _():
     logits = torch.randn(5, 4, requires_grad=True)
     labels = torch.tensor([0, 3, 1, 1, 2])
@@ -88,15 +100,20 @@ def _():
     assert logits.grad is not None
 
 
-@claim(LESSON, "a float tensor shaped like the logits, `(N, classes)`, is read as a probability for every class of every example (a "
-               "\"soft\" label), and a float tensor of shape `(N,)` is refused with a RuntimeError.")
+@claim(
+    LESSON,
+    "a float tensor shaped like the logits, `(N, classes)`, is read as a probability for every class of every example (a "
+    '"soft" label), and a float tensor of shape `(N,)` is refused with a RuntimeError.',
+)
 def _():
     logits = torch.randn(5, 4)
     soft = torch.softmax(torch.randn(5, 4), dim=1)
     expected = -(soft * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
     assert torch.allclose(nn.CrossEntropyLoss()(logits, soft), expected, atol=1e-6)
     one_hot = nn.functional.one_hot(torch.tensor([0, 3, 1, 1, 2]), 4).float()
-    assert torch.allclose(nn.CrossEntropyLoss()(logits, one_hot), nn.CrossEntropyLoss()(logits, one_hot.argmax(1)), atol=1e-6)
+    assert torch.allclose(
+        nn.CrossEntropyLoss()(logits, one_hot), nn.CrossEntropyLoss()(logits, one_hot.argmax(1)), atol=1e-6
+    )
     _raises(RuntimeError, nn.CrossEntropyLoss(), logits, torch.tensor([0.0, 3.0, 1.0, 1.0, 2.0]))
 
 
@@ -128,7 +145,10 @@ def _():
     assert all(p.grad is None for p in layer.parameters())
 
 
-@claim(LESSON, "`make_images(n, seed=...)` draws `n` labelled colour images, shape `(n, 3, 32, 32)`, float32, with int64 labels.")
+@claim(
+    LESSON,
+    "`make_images(n, seed=...)` draws `n` labelled colour images, shape `(n, 3, 32, 32)`, float32, with int64 labels.",
+)
 def _():
     images, labels = make_images(7, seed=0)
     assert images.shape == (7, 3, 32, 32) and images.dtype == torch.float32
@@ -158,8 +178,11 @@ def _():
     assert [b.tolist() for b in DataLoader(Plain(), batch_size=2)] == [[[0.0, 0.0], [1.0, 1.0]], [[2.0, 2.0]]]
 
 
-@claim(LESSON, "`batch_size` images of shape `(3, 32, 32)` become one tensor of shape `(batch_size, 3, 32, 32)`, and their labels one "
-               "of shape `(batch_size,)`.")
+@claim(
+    LESSON,
+    "`batch_size` images of shape `(3, 32, 32)` become one tensor of shape `(batch_size, 3, 32, 32)`, and their labels one "
+    "of shape `(batch_size,)`.",
+)
 def _():
     images, labels = make_images(5, seed=1)
     x, y = next(iter(DataLoader(TensorDataset(images, labels), batch_size=5)))
@@ -167,8 +190,11 @@ def _():
     assert torch.equal(x, images) and torch.equal(y, labels)
 
 
-@claim(LESSON, "Ten examples in batches of 4 make two full batches and a last one of 2 (`drop_last=True` would drop it). Without "
-               "`shuffle`, the batches follow the dataset's order, the same on every pass.")
+@claim(
+    LESSON,
+    "Ten examples in batches of 4 make two full batches and a last one of 2 (`drop_last=True` would drop it). Without "
+    "`shuffle`, the batches follow the dataset's order, the same on every pass.",
+)
 def _():
     data = _Pairs(10)
     assert [len(y) for _, y in DataLoader(data, batch_size=4)] == [4, 4, 2]
@@ -178,7 +204,9 @@ def _():
     assert first == second == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
 
 
-@claim(LESSON, "With `shuffle=True` the loader draws a new order at the start of every pass over the data (every epoch)")
+@claim(
+    LESSON, "With `shuffle=True` the loader draws a new order at the start of every pass over the data (every epoch)"
+)
 def _():
     loader = DataLoader(range(50), batch_size=50, shuffle=True, generator=torch.Generator().manual_seed(0))
     orders = [next(iter(loader)).tolist() for _ in range(3)]
@@ -186,8 +214,11 @@ def _():
     assert orders[0] != orders[1] != orders[2] != orders[0]
 
 
-@claim(LESSON, "by default the global one, which everything else draws from too (initial weights, dropout, `torch.randn`), so the order "
-               "depends on all the code that ran before.")
+@claim(
+    LESSON,
+    "by default the global one, which everything else draws from too (initial weights, dropout, `torch.randn`), so the order "
+    "depends on all the code that ran before.",
+)
 def _():
     loader = DataLoader(range(50), batch_size=50, shuffle=True)
     with torch.random.fork_rng(devices=[]):
@@ -206,8 +237,11 @@ def _():
     assert [b.tolist() for b in DataLoader(range(5), batch_size=2)] == [[0, 1], [2, 3], [4]]
 
 
-@claim(LESSON, "The two loaders seeded with 0 agree batch for batch, and the one seeded with 1 does not; within each loader the second "
-               "epoch has a new order.")
+@claim(
+    LESSON,
+    "The two loaders seeded with 0 agree batch for batch, and the one seeded with 1 does not; within each loader the second "
+    "epoch has a new order.",
+)
 def _():
     def two_epochs(seed):
         loader = DataLoader(range(10), batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(seed))
@@ -223,8 +257,11 @@ def _():
     assert DataLoader(range(3)).num_workers == 0
 
 
-@claim(LESSON, "Assigning a module, or an `nn.Parameter`, to an attribute registers it, and that is how `model.parameters()`, "
-               "`model.to(device)`, `model.train()` and `model.eval()` find it")
+@claim(
+    LESSON,
+    "Assigning a module, or an `nn.Parameter`, to an attribute registers it, and that is how `model.parameters()`, "
+    "`model.to(device)`, `model.train()` and `model.eval()` find it",
+)
 def _():
     class Model(nn.Module):
         def __init__(self):
@@ -258,8 +295,11 @@ def _():
     assert sum(p.numel() for p in nn.Linear(7, 5).parameters()) == 7 * 5 + 5
 
 
-@claim(LESSON, "Layers kept in a plain Python list are invisible to the module: they have no parameters as far as `parameters()` (and "
-               "so the optimizer) can tell, and `.to(device)` leaves them behind. `nn.ModuleList` is the list that registers what it holds.")
+@claim(
+    LESSON,
+    "Layers kept in a plain Python list are invisible to the module: they have no parameters as far as `parameters()` (and "
+    "so the optimizer) can tell, and `.to(device)` leaves them behind. `nn.ModuleList` is the list that registers what it holds.",
+)
 def _():
     class Plain(nn.Module):
         def __init__(self):
@@ -279,7 +319,10 @@ def _():
     assert len(list(Registered().parameters())) == 4
 
 
-@claim(LESSON, "assigning a layer before `super().__init__()` has run raises an AttributeError, because the registry does not exist yet.")
+@claim(
+    LESSON,
+    "assigning a layer before `super().__init__()` has run raises an AttributeError, because the registry does not exist yet.",
+)
 def _():
     class TooEarly(nn.Module):
         def __init__(self):
@@ -295,7 +338,10 @@ def _():
     assert sum(p.numel() for p in model.parameters()) == 3072 * 32 + 32 + 32 * 4 + 4 == 98468
 
 
-@claim(LESSON, "Under `torch.no_grad()` the model's outputs do not require grad and autograd keeps nothing for a backward pass")
+@claim(
+    LESSON,
+    "Under `torch.no_grad()` the model's outputs do not require grad and autograd keeps nothing for a backward pass",
+)
 def _():
     model = nn.Linear(3, 2)
     saved = []
@@ -305,8 +351,11 @@ def _():
     assert not out.requires_grad and out.grad_fn is None and saved == []
 
 
-@claim(LESSON, "A comparison gives a bool tensor, and `.mean()` refuses bools: convert with `.float()` first. The result is a 0-d tensor; "
-               "`.item()` makes it a Python float.")
+@claim(
+    LESSON,
+    "A comparison gives a bool tensor, and `.mean()` refuses bools: convert with `.float()` first. The result is a 0-d tensor; "
+    "`.item()` makes it a Python float.",
+)
 def _():
     right = torch.tensor([1, 2, 3]) == torch.tensor([1, 0, 3])
     assert right.dtype == torch.bool
@@ -315,8 +364,11 @@ def _():
     assert mean.dim() == 0 and type(mean.item()) is float
 
 
-@claim(LESSON, "`model.train()` sets it to True for the model and every layer inside it, `model.eval()` sets it to False (it is the same "
-               "as `model.train(False)`), and both return the model itself. A new module starts in training mode.")
+@claim(
+    LESSON,
+    "`model.train()` sets it to True for the model and every layer inside it, `model.eval()` sets it to False (it is the same "
+    "as `model.train(False)`), and both return the model itself. A new module starts in training mode.",
+)
 def _():
     model = nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5), nn.Sequential(nn.BatchNorm1d(2)))
     assert all(m.training for m in model.modules())
@@ -325,9 +377,12 @@ def _():
     assert model.train(False) is model and not any(m.training for m in model.modules())
 
 
-@claim(LESSON, "In training mode it sets each element to zero with probability `p` and multiplies the others by `1 / (1 - p)`, so that on "
-               "average the output matches the input; the choice is random and new at every call. In evaluation mode it returns its input "
-               "unchanged.")
+@claim(
+    LESSON,
+    "In training mode it sets each element to zero with probability `p` and multiplies the others by `1 / (1 - p)`, so that on "
+    "average the output matches the input; the choice is random and new at every call. In evaluation mode it returns its input "
+    "unchanged.",
+)
 def _():
     drop = nn.Dropout(p=0.25)
     x = torch.full((20000,), 3.0)
@@ -341,10 +396,13 @@ def _():
     assert torch.equal(drop.eval()(x), x)
 
 
-@claim(LESSON, "In training mode it normalises each feature with the mean and variance of the current batch, and updates its running "
-               "averages of them. Those running averages are *buffers*, not parameters: they are saved with the model and moved by "
-               "`.to(device)`, but the optimizer never touches them. In evaluation mode it normalises with the running averages, so one "
-               "image's output no longer depends on the other images in its batch.")
+@claim(
+    LESSON,
+    "In training mode it normalises each feature with the mean and variance of the current batch, and updates its running "
+    "averages of them. Those running averages are *buffers*, not parameters: they are saved with the model and moved by "
+    "`.to(device)`, but the optimizer never touches them. In evaluation mode it normalises with the running averages, so one "
+    "image's output no longer depends on the other images in its batch.",
+)
 def _():
     norm = nn.BatchNorm1d(3)
     batch = torch.randn(6, 3) * 4 + 2
@@ -362,8 +420,11 @@ def _():
     assert norm.to("meta").running_mean.device.type == "meta"
 
 
-@claim(LESSON, "In training mode the batch norm layer turned each column into about -1 and +1 whatever its scale, and its running mean "
-               "moved a tenth of the way (its `momentum`, 0.1) from 0 towards the batch mean `[2, 20]`.")
+@claim(
+    LESSON,
+    "In training mode the batch norm layer turned each column into about -1 and +1 whatever its scale, and its running mean "
+    "moved a tenth of the way (its `momentum`, 0.1) from 0 towards the batch mean `[2, 20]`.",
+)
 def _():
     norm = nn.BatchNorm1d(2)
     out = norm(torch.tensor([[1.0, 10.0], [3.0, 30.0]]))
@@ -378,7 +439,10 @@ def _():
     assert model(torch.randn(1, 3)).requires_grad
 
 
-@claim(LESSON, "In training mode two calls on the same images may disagree (dropout draws again); in evaluation mode they always agree.")
+@claim(
+    LESSON,
+    "In training mode two calls on the same images may disagree (dropout draws again); in evaluation mode they always agree.",
+)
 def _():
     model = nn.Sequential(nn.Linear(10, 50), nn.Dropout(0.5), nn.Linear(50, 4))
     x = torch.randn(64, 10)
@@ -388,8 +452,11 @@ def _():
         assert torch.equal(model(x), model(x))
 
 
-@claim(LESSON, "a new model and a new tensor live on the CPU even when a GPU is there (unless some code changed the default with "
-               "`torch.set_default_device`).")
+@claim(
+    LESSON,
+    "a new model and a new tensor live on the CPU even when a GPU is there (unless some code changed the default with "
+    "`torch.set_default_device`).",
+)
 def _():
     assert torch.zeros(1).device.type == "cpu" and nn.Linear(2, 2).weight.device.type == "cpu"
     torch.set_default_device("meta")
@@ -400,8 +467,11 @@ def _():
     assert torch.zeros(1).device.type == "cpu"
 
 
-@claim(LESSON, "for a module, `.to` moves its own parameters and buffers and returns the same module (a tensor's `.to` leaves the tensor "
-               "where it was and returns a copy on the new device, or the tensor itself if it is already there")
+@claim(
+    LESSON,
+    "for a module, `.to` moves its own parameters and buffers and returns the same module (a tensor's `.to` leaves the tensor "
+    "where it was and returns a copy on the new device, or the tensor itself if it is already there",
+)
 def _():
     model = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
     assert model.to("meta") is model
@@ -419,8 +489,11 @@ def _():
     assert x.device.type == "cpu" and y.device.type == "cpu"
 
 
-@claim(LESSON, "With its default, which sets each `.grad` to `None`, the optimizer then skips every parameter: the model never "
-               "changes and the loss curve stays flat.")
+@claim(
+    LESSON,
+    "With its default, which sets each `.grad` to `None`, the optimizer then skips every parameter: the model never "
+    "changes and the loss curve stays flat.",
+)
 def _():
     for make in (lambda p: torch.optim.SGD(p, lr=0.1), lambda p: torch.optim.Adam(p, lr=0.1)):
         layer = nn.Linear(3, 2)
@@ -440,8 +513,11 @@ def _():
     assert type(loss.item()) is float
 
 
-@claim(LESSON, "The first raises an AttributeError as soon as a layer is assigned; the second hides the layers from `parameters()`, so the "
-               "optimizer never trains them (use `nn.ModuleList`).")
+@claim(
+    LESSON,
+    "The first raises an AttributeError as soon as a layer is assigned; the second hides the layers from `parameters()`, so the "
+    "optimizer never trains them (use `nn.ModuleList`).",
+)
 def _():
     class NoSuper(nn.Module):
         def __init__(self):
@@ -475,8 +551,11 @@ def _():
     assert not all(torch.equal(a, b) for a, b in zip(first, run("never")))
 
 
-@claim(LESSON, "With `zero_grad(set_to_none=False)` the gradients are zeros instead, and an optimizer with weight decay still "
-               "moves the weights, towards zero rather than towards a lower loss.")
+@claim(
+    LESSON,
+    "With `zero_grad(set_to_none=False)` the gradients are zeros instead, and an optimizer with weight decay still "
+    "moves the weights, towards zero rather than towards a lower loss.",
+)
 def _():
     layer = nn.Linear(3, 2)
     optimizer = torch.optim.SGD(layer.parameters(), lr=0.1, weight_decay=0.5)
@@ -489,8 +568,11 @@ def _():
         assert torch.allclose(p.detach(), old * (1 - 0.1 * 0.5))
 
 
-@claim(LESSON, "And a GPU is used only when you ask for it (`.to(device)`, or a default device set with "
-               "`torch.set_default_device`): if you did not move the model, it trains on the CPU.")
+@claim(
+    LESSON,
+    "And a GPU is used only when you ask for it (`.to(device)`, or a default device set with "
+    "`torch.set_default_device`): if you did not move the model, it trains on the CPU.",
+)
 def _():
     assert nn.Linear(2, 2).weight.device.type == "cpu"  # on a GPU machine too: nothing moves by itself
     previous = torch.get_default_device()

@@ -26,8 +26,10 @@ def _raises(exc_type, func, *args, **kwargs):
 
 def _cells(t: torch.Tensor) -> list[int]:
     """The storage cell of each element of t, in row-major order, by the lesson's formula."""
-    return [t.storage_offset() + sum(i * s for i, s in zip(index, t.stride()))
-            for index in itertools.product(*(range(n) for n in t.shape))]
+    return [
+        t.storage_offset() + sum(i * s for i, s in zip(index, t.stride()))
+        for index in itertools.product(*(range(n) for n in t.shape))
+    ]
 
 
 def _storage_values(t: torch.Tensor) -> torch.Tensor:
@@ -39,8 +41,18 @@ def _layouts() -> list[torch.Tensor]:
     """Windows over one storage of 24 cells: contiguous, sliced, transposed, permuted, expanded, unfolded."""
     base = torch.arange(24.0)
     grid = base.view(4, 6)
-    return [grid, grid[1:, ::2], grid.t(), base.view(2, 3, 4).permute(2, 0, 1), grid[2].expand(3, 6),
-            base.unfold(0, 5, 3), grid[:, 1:2], grid[1:3, 2:5], base.view(2, 3, 4)[:, ::2, 1:], base.as_strided((3, 2), (5, 7), 2)]
+    return [
+        grid,
+        grid[1:, ::2],
+        grid.t(),
+        base.view(2, 3, 4).permute(2, 0, 1),
+        grid[2].expand(3, 6),
+        base.unfold(0, 5, 3),
+        grid[:, 1:2],
+        grid[1:3, 2:5],
+        base.view(2, 3, 4)[:, ::2, 1:],
+        base.as_strided((3, 2), (5, 7), 2),
+    ]
 
 
 def _contiguous_by_the_rule(shape, stride) -> bool:
@@ -84,9 +96,12 @@ def _factorizations(n: int, parts: int) -> list[tuple[int, ...]]:
 # ---------------------------------------------------------------- storage, offset and strides
 
 
-@claim(LESSON, "The tensor itself only says how to read it: the shape, the `storage_offset()` (the cell where element 0 "
-               "sits) and the `stride()` (how many cells to skip for one step along each dimension). Element `[i, j]` "
-               "of a 2D tensor is cell `storage_offset() + i * stride(0) + j * stride(1)`.")
+@claim(
+    LESSON,
+    "The tensor itself only says how to read it: the shape, the `storage_offset()` (the cell where element 0 "
+    "sits) and the `stride()` (how many cells to skip for one step along each dimension). Element `[i, j]` "
+    "of a 2D tensor is cell `storage_offset() + i * stride(0) + j * stride(1)`.",
+)
 def _():
     for t in _layouts():
         flat = _storage_values(t)
@@ -107,22 +122,37 @@ def _():
 # ---------------------------------------------------------------- views
 
 
-@claim(LESSON, "Basic slicing (integers, `a:b:c` ranges), `view`, `transpose`, `permute`, `expand`, `unfold` and "
-               "`as_strided` all return a *view*: a new shape, offset and strides over the same storage, with no data "
-               "moved.")
+@claim(
+    LESSON,
+    "Basic slicing (integers, `a:b:c` ranges), `view`, `transpose`, `permute`, `expand`, `unfold` and "
+    "`as_strided` all return a *view*: a new shape, offset and strides over the same storage, with no data "
+    "moved.",
+)
 def _():
     x = torch.arange(24.0).reshape(4, 6)
     before = _storage_values(x).clone()
-    views = [x[1], x[1:, ::2], x[2:3, 4], x.view(3, 8), x.transpose(0, 1), x.view(2, 2, 6).permute(2, 0, 1),
-             x[0].expand(5, 6), x.view(-1).unfold(0, 4, 2), x.as_strided((2, 2), (1, 4), 1)]
+    views = [
+        x[1],
+        x[1:, ::2],
+        x[2:3, 4],
+        x.view(3, 8),
+        x.transpose(0, 1),
+        x.view(2, 2, 6).permute(2, 0, 1),
+        x[0].expand(5, 6),
+        x.view(-1).unfold(0, 4, 2),
+        x.as_strided((2, 2), (1, 4), 1),
+    ]
     for v in views:
         assert _same_storage(v, x) and v.untyped_storage().nbytes() == x.untyped_storage().nbytes()
     assert torch.equal(_storage_values(x), before)
 
 
-@claim(LESSON, "Slicing `x[1:, ::2]` starts one row in (offset 4) and takes every second column (stride 2); a transpose "
-               "swaps the strides; `expand` gives a stretched dimension a stride of 0, so every step along it reads the "
-               "same cells again.")
+@claim(
+    LESSON,
+    "Slicing `x[1:, ::2]` starts one row in (offset 4) and takes every second column (stride 2); a transpose "
+    "swaps the strides; `expand` gives a stretched dimension a stride of 0, so every step along it reads the "
+    "same cells again.",
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     part = x[1:, ::2]
@@ -132,7 +162,9 @@ def _():
     assert wide.stride() == (0, 1) and _cells(wide[0]) == _cells(wide[2])
 
 
-@claim(LESSON, "Because a view reads the same cells, a write through it shows in the original, and the other way round.")
+@claim(
+    LESSON, "Because a view reads the same cells, a write through it shows in the original, and the other way round."
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     column = x[:, 1]
@@ -145,8 +177,11 @@ def _():
 # ---------------------------------------------------------------- views and copies
 
 
-@claim(LESSON, "`t.data_ptr()` is the address of `t`'s *first element*, so a view that starts further in has another "
-               "`data_ptr()` although it shares the memory.")
+@claim(
+    LESSON,
+    "`t.data_ptr()` is the address of `t`'s *first element*, so a view that starts further in has another "
+    "`data_ptr()` although it shares the memory.",
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     tail = x.view(-1)[3:]
@@ -154,8 +189,11 @@ def _():
     assert x.t().data_ptr() == x.data_ptr()
 
 
-@claim(LESSON, "for two tensors that have elements, `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()` "
-               "is True exactly when they are windows over the same storage.")
+@claim(
+    LESSON,
+    "for two tensors that have elements, `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()` "
+    "is True exactly when they are windows over the same storage.",
+)
 def _():
     x = torch.arange(24.0)
     for v in _layouts():
@@ -166,8 +204,11 @@ def _():
     assert _same_storage(x[5:], x[:3]) and _same_storage(x.view(4, 6).t(), x[7:9])
 
 
-@claim(LESSON, "These make a copy: `clone()`, advanced indexing (`x[[0, 2]]`, a boolean mask), `flip`, a change of dtype "
-               "or device with `.to(...)`, and `contiguous()` or `reshape` when no view can do it.")
+@claim(
+    LESSON,
+    "These make a copy: `clone()`, advanced indexing (`x[[0, 2]]`, a boolean mask), `flip`, a change of dtype "
+    "or device with `.to(...)`, and `contiguous()` or `reshape` when no view can do it.",
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     made = [x.clone(), x[[0, 2]], x[x > 3], x.flip(0), x.to(torch.float64), x.t().contiguous(), x.t().reshape(-1)]
@@ -183,10 +224,13 @@ def _():
 # ---------------------------------------------------------------- contiguity and view's rule
 
 
-@claim(LESSON, "A tensor is *contiguous* when its elements, read in row-major order, sit in consecutive cells: the last "
-               "dimension has stride 1 and each other stride is the next stride times the next size (dimensions of size "
-               "1 do not count, since no step is ever taken along them, and a tensor with no elements always counts as "
-               "contiguous). `x.is_contiguous()` checks exactly that.")
+@claim(
+    LESSON,
+    "A tensor is *contiguous* when its elements, read in row-major order, sit in consecutive cells: the last "
+    "dimension has stride 1 and each other stride is the next stride times the next size (dimensions of size "
+    "1 do not count, since no step is ever taken along them, and a tensor with no elements always counts as "
+    "contiguous). `x.is_contiguous()` checks exactly that.",
+)
 def _():
     storage = torch.zeros(200)
     for shape in [(2, 3), (3, 1, 2), (1, 4), (2, 2, 2), (0, 3), (3, 0, 2), (1,), ()]:
@@ -197,15 +241,27 @@ def _():
                 assert _cells(t) == list(range(t.storage_offset(), t.storage_offset() + t.numel()))
 
 
-@claim(LESSON, "`view` never copies, so it only works when the new shape can be read from the same cells with new strides. "
-               "The exact rule (from PyTorch's documentation of `Tensor.view`): each new dimension must either split one "
-               "old dimension, or merge old dimensions `d, d+1, ..., d+k` that satisfy `stride[i] == stride[i+1] * "
-               "size[i+1]` for every `i` from `d` to `d+k-1`.")
+@claim(
+    LESSON,
+    "`view` never copies, so it only works when the new shape can be read from the same cells with new strides. "
+    "The exact rule (from PyTorch's documentation of `Tensor.view`): each new dimension must either split one "
+    "old dimension, or merge old dimensions `d, d+1, ..., d+k` that satisfy `stride[i] == stride[i+1] * "
+    "size[i+1]` for every `i` from `d` to `d+k-1`.",
+)
 def _():
     base = torch.arange(48.0)
-    layouts = [base.view(4, 12), base.view(4, 12)[:, :6], base.view(4, 12)[::2], base.view(2, 4, 6).permute(1, 0, 2),
-               base.view(2, 4, 6).transpose(1, 2), base.view(2, 4, 6)[:, 1:3], base.view(4, 3, 4)[:, :, ::2],
-               base.view(2, 2, 3, 4).permute(0, 2, 1, 3), base.view(6, 8).t()[::2], base.view(4, 1, 12)[:, :, :6]]
+    layouts = [
+        base.view(4, 12),
+        base.view(4, 12)[:, :6],
+        base.view(4, 12)[::2],
+        base.view(2, 4, 6).permute(1, 0, 2),
+        base.view(2, 4, 6).transpose(1, 2),
+        base.view(2, 4, 6)[:, 1:3],
+        base.view(4, 3, 4)[:, :, ::2],
+        base.view(2, 2, 3, 4).permute(0, 2, 1, 3),
+        base.view(6, 8).t()[::2],
+        base.view(4, 1, 12)[:, :, :6],
+    ]
     for t in layouts:
         for parts in (1, 2, 3):
             for new_shape in _factorizations(t.numel(), parts):
@@ -219,17 +275,23 @@ def _():
                 assert _same_storage(v, t) and torch.equal(v, t.reshape(new_shape))
 
 
-@claim(LESSON, "A transpose breaks the rule for the dimensions it swapped, so `x.t().view(-1)` raises, while "
-               "`x.t().view(4, 1, 3)` (no merge) works.")
+@claim(
+    LESSON,
+    "A transpose breaks the rule for the dimensions it swapped, so `x.t().view(-1)` raises, while "
+    "`x.t().view(4, 1, 3)` (no merge) works.",
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     _raises(RuntimeError, x.t().view, -1)
     assert torch.equal(x.t().view(4, 1, 3)[:, 0], x.t())
 
 
-@claim(LESSON, "Each sits in four consecutive cells, but merging the two rows needs `stride[0] == stride[1] * size[1]`, "
-               "here `8 == 1 * 4`, which is false: `x[::2].view(8)` raises. Splitting a dimension needs no condition, so "
-               "`x[::2].view(2, 2, 2)` works.")
+@claim(
+    LESSON,
+    "Each sits in four consecutive cells, but merging the two rows needs `stride[0] == stride[1] * size[1]`, "
+    "here `8 == 1 * 4`, which is false: `x[::2].view(8)` raises. Splitting a dimension needs no condition, so "
+    "`x[::2].view(2, 2, 2)` works.",
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     rows = x[::2]
@@ -238,9 +300,12 @@ def _():
     assert torch.equal(rows.view(2, 2, 2).reshape(2, 4), rows)
 
 
-@claim(LESSON, "`reshape` when you only want the shape (it views when it can and copies when it must); `contiguous()` when "
-               "the next step needs consecutive cells (it returns the tensor itself when it already is contiguous, and a "
-               "copy otherwise).")
+@claim(
+    LESSON,
+    "`reshape` when you only want the shape (it views when it can and copies when it must); `contiguous()` when "
+    "the next step needs consecutive cells (it returns the tensor itself when it already is contiguous, and a "
+    "copy otherwise).",
+)
 def _():
     x = torch.arange(12).reshape(3, 4)
     assert _same_storage(x.reshape(4, 3), x) and _same_storage(x[::2].reshape(2, 2, 2), x)
@@ -253,8 +318,11 @@ def _():
 # ---------------------------------------------------------------- channels_last
 
 
-@claim(LESSON, "*channels last* keeps the same shape and the same indexing, `x[b, c, h, w]`, and only changes the strides, "
-               "so that the `C` values of one pixel sit next to each other.")
+@claim(
+    LESSON,
+    "*channels last* keeps the same shape and the same indexing, `x[b, c, h, w]`, and only changes the strides, "
+    "so that the `C` values of one pixel sit next to each other.",
+)
 def _():
     x = torch.randn(2, 3, 4, 5)
     y = x.to(memory_format=torch.channels_last)
@@ -262,8 +330,11 @@ def _():
     assert _cells(y[1, :, 2, 3]) == [y[1, 0, 2, 3].storage_offset() + c for c in range(3)]
 
 
-@claim(LESSON, "`x.to(memory_format=torch.channels_last)` copies into that order, `x.is_contiguous()` is then False and "
-               "`x.is_contiguous(memory_format=torch.channels_last)` is True.")
+@claim(
+    LESSON,
+    "`x.to(memory_format=torch.channels_last)` copies into that order, `x.is_contiguous()` is then False and "
+    "`x.is_contiguous(memory_format=torch.channels_last)` is True.",
+)
 def _():
     x = torch.randn(2, 3, 4, 5)
     y = x.to(memory_format=torch.channels_last)
@@ -274,7 +345,11 @@ def _():
 @claim(LESSON, "a convolution given a channels-last input on the CPU returns a channels-last output.")
 def _():
     torch.manual_seed(0)
-    for c_in, c_out, k, size, dtype in [(16, 16, 3, 32, torch.float32), (3, 8, 5, 12, torch.float32), (4, 4, 1, 7, torch.float64)]:
+    for c_in, c_out, k, size, dtype in [
+        (16, 16, 3, 32, torch.float32),
+        (3, 8, 5, 12, torch.float32),
+        (4, 4, 1, 7, torch.float64),
+    ]:
         conv = torch.nn.Conv2d(c_in, c_out, k, padding=k // 2).to(dtype)
         images = torch.randn(2, c_in, size, size, dtype=dtype).to(memory_format=torch.channels_last)
         with torch.no_grad():
@@ -282,8 +357,11 @@ def _():
         assert out.is_contiguous(memory_format=torch.channels_last), (c_in, c_out, k)
 
 
-@claim(LESSON, "(`torch.utils.benchmark` runs each statement enough times to give a steady number; with a GPU the same cell "
-               "times CUDA.)")
+@claim(
+    LESSON,
+    "(`torch.utils.benchmark` runs each statement enough times to give a steady number; with a GPU the same cell "
+    "times CUDA.)",
+)
 def _():
     from torch.utils import benchmark
 
@@ -291,8 +369,11 @@ def _():
     assert measured.number_per_run * len(measured.times) > 1
 
 
-@claim(LESSON, "A dimension of size 1 is never stepped along, so its stride does not matter: a one-channel batch "
-               "`(B, 1, H, W)` is contiguous in both formats at once.")
+@claim(
+    LESSON,
+    "A dimension of size 1 is never stepped along, so its stride does not matter: a one-channel batch "
+    "`(B, 1, H, W)` is contiguous in both formats at once.",
+)
 def _():
     gray = torch.zeros(2, 1, 4, 5)
     assert gray.is_contiguous() and gray.is_contiguous(memory_format=torch.channels_last)
@@ -303,8 +384,11 @@ def _():
 # ---------------------------------------------------------------- expand and repeat
 
 
-@claim(LESSON, "`expand` stretches size-1 dimensions with a stride of 0: no memory is used, and every row of the result is "
-               "the same cells. `repeat` copies the data as many times as asked. Both give equal values.")
+@claim(
+    LESSON,
+    "`expand` stretches size-1 dimensions with a stride of 0: no memory is used, and every row of the result is "
+    "the same cells. `repeat` copies the data as many times as asked. Both give equal values.",
+)
 def _():
     row = torch.tensor([1.0, 2.0, 3.0])
     wide, tiled = row.expand(4, 3), row.repeat(4, 1)
@@ -315,10 +399,13 @@ def _():
     assert row[None].expand(2, 4, 3).stride() == (0, 0, 1)
 
 
-@claim(LESSON, "An in-place operation that would write one cell several times with different values, such as "
-               "`wide.add_(1)`, raises a `RuntimeError` (`fill_` and `zero_`, which write one value everywhere, are let "
-               "through). A write to a single element succeeds and changes the shared cell, so it shows in every row, and "
-               "in `row` itself.")
+@claim(
+    LESSON,
+    "An in-place operation that would write one cell several times with different values, such as "
+    "`wide.add_(1)`, raises a `RuntimeError` (`fill_` and `zero_`, which write one value everywhere, are let "
+    "through). A write to a single element succeeds and changes the shared cell, so it shows in every row, and "
+    "in `row` itself.",
+)
 def _():
     row = torch.tensor([1.0, 2.0, 3.0])
     wide = row.expand(4, 3)
@@ -367,8 +454,11 @@ def _():
         assert abs(ratio - size / step) < 0.01 * size / step
 
 
-@claim(LESSON, "A view costs nothing: `signal.unfold(0, size, step)` reads window `i` from `signal[i * step : i * step + "
-               "size]` with strides `(step * s, s)`, where `s` is the signal's own stride.")
+@claim(
+    LESSON,
+    "A view costs nothing: `signal.unfold(0, size, step)` reads window `i` from `signal[i * step : i * step + "
+    "size]` with strides `(step * s, s)`, where `s` is the signal's own stride.",
+)
 def _():
     base = torch.arange(60.0)
     for signal in (base, base[3::3], base[7:]):
@@ -378,11 +468,14 @@ def _():
             assert w.stride() == (step * s, s) and _same_storage(w, signal)
             assert w.shape[0] == (signal.shape[0] - size) // step + 1
             for i in range(w.shape[0]):
-                assert torch.equal(w[i], signal[i * step:i * step + size])
+                assert torch.equal(w[i], signal[i * step : i * step + size])
 
 
-@claim(LESSON, "It counts strides in storage cells, so multiply by `t.stride(0)` when `t` is itself strided; left out, the "
-               "offset stays `t`'s own.")
+@claim(
+    LESSON,
+    "It counts strides in storage cells, so multiply by `t.stride(0)` when `t` is itself strided; left out, the "
+    "offset stays `t`'s own.",
+)
 def _():
     base = torch.arange(40.0)
     t = base[5::3]
@@ -396,8 +489,11 @@ def _():
 # ---------------------------------------------------------------- in place
 
 
-@claim(LESSON, "A method ending in `_` (`add_`, `mul_`, `clamp_`), an augmented assignment (`x += y`) and `out=` write "
-               "into existing memory instead of allocating a result.")
+@claim(
+    LESSON,
+    "A method ending in `_` (`add_`, `mul_`, `clamp_`), an augmented assignment (`x += y`) and `out=` write "
+    "into existing memory instead of allocating a result.",
+)
 def _():
     x = torch.arange(6.0)
     where = x.untyped_storage().data_ptr()
@@ -417,9 +513,12 @@ def _():
     assert grid.tolist() == [[1.0] * 3] * 2 and (row + grid).shape == (2, 3)
 
 
-@claim(LESSON, "`x.add_(y)` works when `y` broadcasts to `x.shape`; it raises when the broadcast shape is not `x.shape` "
-               "(larger, or empty where `x` has a size 1), because `x` cannot change its shape. `torch.add(a, b, out=x)` "
-               "writes the result into `x` and returns `x`.")
+@claim(
+    LESSON,
+    "`x.add_(y)` works when `y` broadcasts to `x.shape`; it raises when the broadcast shape is not `x.shape` "
+    "(larger, or empty where `x` has a size 1), because `x` cannot change its shape. `torch.add(a, b, out=x)` "
+    "writes the result into `x` and returns `x`.",
+)
 def _():
     acc = torch.zeros(2, 3)
     for y in (torch.ones(3), torch.ones(2, 1), torch.ones(1, 1), torch.tensor(1.0), torch.ones(2, 3)):
@@ -434,8 +533,11 @@ def _():
     _raises(RuntimeError, torch.zeros(3).add_, torch.ones(2, 3))
 
 
-@claim(LESSON, "PyTorch refuses such partial overlaps: `m += m.t()` and `x[1:] += x[:-1]` raise a `RuntimeError` that says "
-               "to `clone()` first. `x += x.flip(0)` is safe, because `flip` copies.")
+@claim(
+    LESSON,
+    "PyTorch refuses such partial overlaps: `m += m.t()` and `x[1:] += x[:-1]` raise a `RuntimeError` that says "
+    "to `clone()` first. `x += x.flip(0)` is safe, because `flip` copies.",
+)
 def _():
     m = torch.arange(4.0).reshape(2, 2)
 
@@ -458,8 +560,11 @@ def _():
     assert m.tolist() == [[0.0, 3.0], [3.0, 6.0]]
 
 
-@claim(LESSON, "When the written tensor and an input share cells in a different order, a loop that writes as it reads would "
-               "use values it has already overwritten.")
+@claim(
+    LESSON,
+    "When the written tensor and an input share cells in a different order, a loop that writes as it reads would "
+    "use values it has already overwritten.",
+)
 def _():
     x = torch.arange(5.0)
     expected = x[1:] + x[:-1]
@@ -469,8 +574,11 @@ def _():
     assert naive[1:] != expected.tolist()
 
 
-@claim(LESSON, "An in-place write through a view changes its base too, and every tensor carries a version counter, "
-               "`t._version`, that each in-place write increases (a view and its base share one counter).")
+@claim(
+    LESSON,
+    "An in-place write through a view changes its base too, and every tensor carries a version counter, "
+    "`t._version`, that each in-place write increases (a view and its base share one counter).",
+)
 def _():
     a = torch.arange(6.0)
     v = a.view(2, 3)[1]
@@ -487,8 +595,11 @@ def _():
     assert fresh._version == 0
 
 
-@claim(LESSON, "Autograd remembers the version of each tensor it saved for `backward()`; if the tensor was changed in place "
-               "since, `backward()` raises a `RuntimeError`")
+@claim(
+    LESSON,
+    "Autograd remembers the version of each tensor it saved for `backward()`; if the tensor was changed in place "
+    "since, `backward()` raises a `RuntimeError`",
+)
 def _():
     w = torch.ones(3, requires_grad=True)
     y = w * 2
@@ -516,8 +627,11 @@ def _():
 # ---------------------------------------------------------------- the cost of a copy
 
 
-@claim(LESSON, "A view allocates no storage; a copy allocates `numel() * element_size()` bytes and spends time moving them. "
-               "`untyped_storage().nbytes()` shows the size of the storage behind a tensor.")
+@claim(
+    LESSON,
+    "A view allocates no storage; a copy allocates `numel() * element_size()` bytes and spends time moving them. "
+    "`untyped_storage().nbytes()` shows the size of the storage behind a tensor.",
+)
 def _():
     big = torch.zeros(1000, 1000)
     assert big.untyped_storage().nbytes() == 4_000_000
@@ -626,13 +740,25 @@ def _():
         assert torch.equal(rebuilt, t)
 
 
-@claim(LESSON, "Basic slicing, `view`, `transpose`, `permute`, `expand`, `unfold` and `as_strided` make views; `clone`, "
-               "advanced indexing, `flip` and dtype or device changes copy; `reshape` and `contiguous` copy only when they "
-               "must.")
+@claim(
+    LESSON,
+    "Basic slicing, `view`, `transpose`, `permute`, `expand`, `unfold` and `as_strided` make views; `clone`, "
+    "advanced indexing, `flip` and dtype or device changes copy; `reshape` and `contiguous` copy only when they "
+    "must.",
+)
 def _():
     x = torch.arange(24.0).reshape(4, 6)
-    views = [x[1:, 2], x.view(6, 4), x.transpose(0, 1), x.permute(1, 0), x[:1].expand(3, 6), x.unfold(1, 2, 2),
-             x.as_strided((2,), (3,)), x.reshape(24), x.contiguous()]
+    views = [
+        x[1:, 2],
+        x.view(6, 4),
+        x.transpose(0, 1),
+        x.permute(1, 0),
+        x[:1].expand(3, 6),
+        x.unfold(1, 2, 2),
+        x.as_strided((2,), (3,)),
+        x.reshape(24),
+        x.contiguous(),
+    ]
     assert all(_same_storage(v, x) for v in views)
     copies = [x.clone(), x[[1]], x[x > 2], x.flip(1), x.int(), x.to("meta"), x.t().reshape(24), x.t().contiguous()]
     assert not any(_same_storage(c, x) for c in copies)
@@ -671,8 +797,11 @@ def _():
     assert row.repeat(5, 1).untyped_storage().nbytes() == 5 * 16
 
 
-@claim(LESSON, "In place: the left operand cannot grow, partial overlaps are refused, views share writes and a version "
-               "counter, and autograd checks that counter.")
+@claim(
+    LESSON,
+    "In place: the left operand cannot grow, partial overlaps are refused, views share writes and a version "
+    "counter, and autograd checks that counter.",
+)
 def _():
     x = torch.zeros(3)
     _raises(RuntimeError, x.add_, torch.ones(2, 3))
@@ -717,8 +846,11 @@ def _():
     _view_rule_at_random()
 
 
-@claim(LESSON, "As for contiguity, dimensions of size 1 are left out of that test, and a tensor with no elements takes any shape "
-               "with no elements.")
+@claim(
+    LESSON,
+    "As for contiguity, dimensions of size 1 are left out of that test, and a tensor with no elements takes any shape "
+    "with no elements.",
+)
 def _():
     column = torch.zeros(1, 3).t()
     assert column.stride()[0] != column.stride()[1] * column.shape[1] and column.view(3).shape == (3,)

@@ -51,8 +51,12 @@ class _Calls(TorchFunctionMode):
 
 # Device identity
 
-@claim(L, "A `torch.device` has a type and an index. `torch.device(\"cuda\")` has no index: it means \"the current CUDA device\", "
-          "whichever that is when a tensor is made.")
+
+@claim(
+    L,
+    'A `torch.device` has a type and an index. `torch.device("cuda")` has no index: it means "the current CUDA device", '
+    "whichever that is when a tensor is made.",
+)
 def _():
     assert torch.device("cuda").type == "cuda" and torch.device("cuda").index is None
     assert torch.device("cuda:1").index == 1
@@ -61,16 +65,23 @@ def _():
             assert torch.ones(1, device="cuda").device.index == torch.cuda.device_count() - 1
 
 
-@claim(L, "A tensor always knows exactly where it is, so a tensor made with `device=\"cuda\"` reports `cuda:0` (on a one-GPU machine, "
-          "or when GPU 0 is current).", cuda=True)
+@claim(
+    L,
+    'A tensor always knows exactly where it is, so a tensor made with `device="cuda"` reports `cuda:0` (on a one-GPU machine, '
+    "or when GPU 0 is current).",
+    cuda=True,
+)
 def _():
     _needs_cuda()
     with torch.cuda.device(0):
         assert torch.ones(1, device="cuda").device == torch.device("cuda:0")
 
 
-@claim(L, "Two `torch.device` objects are equal only when both the type and the index are equal, and \"no index\" is not the same as "
-          "index 0: `torch.device(\"cuda\") == torch.device(\"cuda:0\")` is `False`.")
+@claim(
+    L,
+    'Two `torch.device` objects are equal only when both the type and the index are equal, and "no index" is not the same as '
+    'index 0: `torch.device("cuda") == torch.device("cuda:0")` is `False`.',
+)
 def _():
     assert torch.device("cuda") != torch.device("cuda:0")
     assert torch.device("cpu") != torch.device("cpu:0")
@@ -78,8 +89,12 @@ def _():
     assert torch.device("cuda:0") != torch.device("cuda:1") and torch.device("cpu") != torch.device("meta")
 
 
-@claim(L, "So a check such as `x.device == torch.device(\"cuda\")` is `False` for every CUDA tensor, and the code behind it silently "
-          "takes the wrong branch.", cuda=True)
+@claim(
+    L,
+    'So a check such as `x.device == torch.device("cuda")` is `False` for every CUDA tensor, and the code behind it silently '
+    "takes the wrong branch.",
+    cuda=True,
+)
 def _():
     _needs_cuda()
     for index in range(torch.cuda.device_count()):
@@ -87,7 +102,7 @@ def _():
         assert x.device != torch.device("cuda") and x.device.index == index
 
 
-@claim(L, "\"is this tensor on a GPU at all?\" is `x.is_cuda`, or `x.device.type == \"cuda\"`")
+@claim(L, '"is this tensor on a GPU at all?" is `x.is_cuda`, or `x.device.type == "cuda"`')
 def _():
     for x in (torch.ones(1), torch.ones(1, device="meta")):
         assert not x.is_cuda and x.device.type != "cuda"
@@ -96,8 +111,11 @@ def _():
         assert x.is_cuda and x.device.type == "cuda"
 
 
-@claim(L, "\"are these two on the same device?\" compares two devices that both come from tensors (`a.device == b.device`): a CUDA "
-          "tensor's device always carries its index;")
+@claim(
+    L,
+    '"are these two on the same device?" compares two devices that both come from tensors (`a.device == b.device`): a CUDA '
+    "tensor's device always carries its index;",
+)
 def _():
     assert torch.ones(1).device == torch.zeros(2).device
     assert torch.ones(1).device != torch.ones(1, device="meta").device
@@ -106,19 +124,25 @@ def _():
     assert torch.ones(1, device="cuda").device.index is not None
 
 
-@claim(L, "Apple GPUs appear as the device type `mps` (Metal Performance Shaders). `torch.device(\"mps\")` names one, and "
-          "`torch.backends.mps.is_available()` says whether this machine has one.")
+@claim(
+    L,
+    'Apple GPUs appear as the device type `mps` (Metal Performance Shaders). `torch.device("mps")` names one, and '
+    "`torch.backends.mps.is_available()` says whether this machine has one.",
+)
 def _():
     assert torch.device("mps").type == "mps"
     assert isinstance(torch.backends.mps.is_available(), bool)
 
 
-@claim(L, "The rules of this lesson hold there too, with `torch.mps.synchronize()` in place of `torch.cuda.synchronize()`.")
+@claim(
+    L, "The rules of this lesson hold there too, with `torch.mps.synchronize()` in place of `torch.cuda.synchronize()`."
+)
 def _():
     assert callable(torch.mps.synchronize) and callable(torch.cuda.synchronize)
 
 
 # Transfers
+
 
 @claim(L, "Every copy has a fixed cost before its first byte moves: PyTorch checks the tensors and picks a kernel")
 def _():
@@ -143,8 +167,11 @@ def _():
     assert any("Memcpy HtoD" in event.name for event in prof.events())
 
 
-@claim(L, "`torch.utils.benchmark.Timer` measures this fairly: `Timer(stmt, globals=...).timeit(n)` runs the statement to warm up, "
-          "then `n` times, and its `.median` is the time of one run.")
+@claim(
+    L,
+    "`torch.utils.benchmark.Timer` measures this fairly: `Timer(stmt, globals=...).timeit(n)` runs the statement to warm up, "
+    "then `n` times, and its `.median` is the time of one run.",
+)
 def _():
     calls = []
     measurement = benchmark.Timer("record()", globals={"record": lambda: calls.append(1)}).timeit(10)
@@ -152,7 +179,10 @@ def _():
     assert measurement.median == pytest.approx(measurement.raw_times[0] / 10)
 
 
-@claim(L, "It uses one CPU thread unless told otherwise, and on a GPU it waits for the GPU to finish before reading the clock.")
+@claim(
+    L,
+    "It uses one CPU thread unless told otherwise, and on a GPU it waits for the GPU to finish before reading the clock.",
+)
 def _():
     seen = []
     benchmark.Timer("record()", globals={"record": lambda: seen.append(torch.get_num_threads())}).timeit(3)
@@ -165,7 +195,12 @@ def _():
 
 # Asynchronous execution
 
-@claim(L, "A CUDA operation called from Python does not wait for the GPU: PyTorch puts the kernel in a queue (a *stream*) and returns at once", cuda=True)
+
+@claim(
+    L,
+    "A CUDA operation called from Python does not wait for the GPU: PyTorch puts the kernel in a queue (a *stream*) and returns at once",
+    cuda=True,
+)
 def _():
     _needs_cuda()
     a = torch.randn(4096, 4096, device="cuda")
@@ -177,9 +212,13 @@ def _():
     assert torch.cuda.current_stream().query()
 
 
-@claim(L, "To time GPU work, wait for the queue to empty with `torch.cuda.synchronize()` before each reading of the clock, or record "
-          "CUDA events (`torch.cuda.Event(enable_timing=True)`, `.record()` before and after, `end.synchronize()`, then "
-          "`start.elapsed_time(end)` in milliseconds). `torch.utils.benchmark` does the waiting for you.", cuda=True)
+@claim(
+    L,
+    "To time GPU work, wait for the queue to empty with `torch.cuda.synchronize()` before each reading of the clock, or record "
+    "CUDA events (`torch.cuda.Event(enable_timing=True)`, `.record()` before and after, `end.synchronize()`, then "
+    "`start.elapsed_time(end)` in milliseconds). `torch.utils.benchmark` does the waiting for you.",
+    cuda=True,
+)
 def _():
     _needs_cuda()
     a = torch.randn(2048, 2048, device="cuda")
@@ -193,8 +232,11 @@ def _():
     assert torch.cuda.current_stream().query()
 
 
-@claim(L, "Some calls wait for the GPU without saying so, because they need the values: `.item()`, `.tolist()`, `.cpu()` and "
-          "`.to(\"cpu\")`, printing a CUDA tensor, and `bool(t)`, which is what `if t > 0:` calls.")
+@claim(
+    L,
+    "Some calls wait for the GPU without saying so, because they need the values: `.item()`, `.tolist()`, `.cpu()` and "
+    '`.to("cpu")`, printing a CUDA tensor, and `bool(t)`, which is what `if t > 0:` calls.',
+)
 def _():
     class Seen:
         def __init__(self) -> None:
@@ -212,15 +254,25 @@ def _():
     t = torch.randn(4, device="cuda")
     torch.cuda.set_sync_debug_mode("error")
     try:
-        for wait in (lambda: t[0].item(), t.tolist, t.cpu, lambda: t.to("cpu"), lambda: repr(t), lambda: bool(t[0] > 0)):
+        for wait in (
+            lambda: t[0].item(),
+            t.tolist,
+            t.cpu,
+            lambda: t.to("cpu"),
+            lambda: repr(t),
+            lambda: bool(t[0] > 0),
+        ):
             with pytest.raises(RuntimeError):
                 wait()
     finally:
         torch.cuda.set_sync_debug_mode("default")
 
 
-@claim(L, "On the CPU, and on `meta`, every operation has finished when the call returns: there is nothing to wait for, and "
-          "`torch.cuda.synchronize()` on a machine without CUDA raises an error.")
+@claim(
+    L,
+    "On the CPU, and on `meta`, every operation has finished when the call returns: there is nothing to wait for, and "
+    "`torch.cuda.synchronize()` on a machine without CUDA raises an error.",
+)
 def _():
     a = torch.randn(256, 256)
     product = a @ a
@@ -233,15 +285,25 @@ def _():
 
 # Pinned memory
 
-@claim(L, "Ordinary CPU memory is *pageable*: the operating system may move it around, so on most machines the GPU cannot read it "
-          "directly.", cuda=True)
+
+@claim(
+    L,
+    "Ordinary CPU memory is *pageable*: the operating system may move it around, so on most machines the GPU cannot read it "
+    "directly.",
+    cuda=True,
+)
 def _():
     _needs_cuda()
     pageable = torch.randn(1024)
     assert not pageable.is_pinned() and pageable.pin_memory().is_pinned() and not pageable.is_pinned()
 
-@claim(L, "A tensor already in pinned memory (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can "
-          "a copy to the GPU run in the background: `t.to(\"cuda\", non_blocking=True)` then returns at once", cuda=True)
+
+@claim(
+    L,
+    "A tensor already in pinned memory (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can "
+    'a copy to the GPU run in the background: `t.to("cuda", non_blocking=True)` then returns at once',
+    cuda=True,
+)
 def _():
     _needs_cuda()
     pinned = torch.randn(64 * 1024 * 1024).pin_memory()
@@ -254,7 +316,11 @@ def _():
     assert torch.equal(moved.cpu(), pinned)
 
 
-@claim(L, "From pageable memory, `non_blocking=True` gains nothing: the copy still goes through the staging buffer first.", cuda=True)
+@claim(
+    L,
+    "From pageable memory, `non_blocking=True` gains nothing: the copy still goes through the staging buffer first.",
+    cuda=True,
+)
 def _():
     _needs_cuda()
     pageable = torch.randn(16 * 1024 * 1024)
@@ -267,7 +333,9 @@ def _():
 @claim(L, "`DataLoader(..., pin_memory=True)` puts each batch in pinned memory as it is made", cuda=True)
 def _():
     _needs_cuda()
-    images, labels = next(iter(DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)))
+    images, labels = next(
+        iter(DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True))
+    )
     assert images.is_pinned() and labels.is_pinned()
 
 
@@ -279,7 +347,11 @@ def _():
     assert pinned.data_ptr() != t.data_ptr() and torch.equal(pinned, t) and not t.is_pinned()
 
 
-@claim(L, "A copy from the GPU to the CPU with `non_blocking=True` may return before the values have arrived: synchronise before reading them.", cuda=True)
+@claim(
+    L,
+    "A copy from the GPU to the CPU with `non_blocking=True` may return before the values have arrived: synchronise before reading them.",
+    cuda=True,
+)
 def _():
     _needs_cuda()
     big = torch.randn(64 * 1024 * 1024, device="cuda")
@@ -291,8 +363,11 @@ def _():
     assert torch.equal(back, big.cpu())
 
 
-@claim(L, "Pinning needs an accelerator: without one, `pin_memory()` raises a `RuntimeError`, and a `DataLoader` with `pin_memory=True` "
-          "warns and hands out ordinary batches.")
+@claim(
+    L,
+    "Pinning needs an accelerator: without one, `pin_memory()` raises a `RuntimeError`, and a `DataLoader` with `pin_memory=True` "
+    "warns and hands out ordinary batches.",
+)
 def _():
     _needs_no_cuda()
     assert not torch.ones(3).is_pinned()
@@ -300,11 +375,14 @@ def _():
         torch.ones(3).pin_memory()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        images, _ = next(iter(DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)))
+        images, _ = next(
+            iter(DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True))
+        )
     assert not images.is_pinned() and any("pin_memory" in str(w.message) for w in caught)
 
 
 # Saving and loading
+
 
 @claim(L, "A model's learned numbers are in its `state_dict()`: a dict from parameter (and buffer) names to tensors.")
 def _():
@@ -314,8 +392,11 @@ def _():
     assert all(isinstance(t, torch.Tensor) for t in state.values())
 
 
-@claim(L, "`torch.save(model.state_dict(), path)` writes it, and `model.load_state_dict(torch.load(path))` reads it back into a model "
-          "built by the same code. `torch.save` takes a file path or any binary file object, such as an `io.BytesIO`.")
+@claim(
+    L,
+    "`torch.save(model.state_dict(), path)` writes it, and `model.load_state_dict(torch.load(path))` reads it back into a model "
+    "built by the same code. `torch.save` takes a file path or any binary file object, such as an `io.BytesIO`.",
+)
 def _():
     import tempfile
     from pathlib import Path
@@ -332,9 +413,12 @@ def _():
     assert torch.equal(torch.load(io.BytesIO(buffer.getvalue()))["weight"], model.weight)
 
 
-@claim(L, "Each tensor is saved with the device it lived on. Loading a checkpoint written on a GPU, on a machine without one, fails unless "
-          "you say where the tensors should go: `map_location=\"cpu\"` (or any device, `\"meta\"` included) sends every tensor there "
-          "as it is read.")
+@claim(
+    L,
+    "Each tensor is saved with the device it lived on. Loading a checkpoint written on a GPU, on a machine without one, fails unless "
+    'you say where the tensors should go: `map_location="cpu"` (or any device, `"meta"` included) sends every tensor there '
+    "as it is read.",
+)
 def _():
     from instructor.pipeline import checkpoint_bytes
 
@@ -351,8 +435,11 @@ def _():
         assert torch.load(io.BytesIO(buffer.getvalue()), map_location="cpu")["w"].device.type == "cpu"
 
 
-@claim(L, "`torch.load` unpickles, and unpickling can run code hidden in the file. With `weights_only=True` (the default since PyTorch 2.6) "
-          "it accepts only tensors, plain containers and numbers, and refuses anything else with a `pickle.UnpicklingError`.")
+@claim(
+    L,
+    "`torch.load` unpickles, and unpickling can run code hidden in the file. With `weights_only=True` (the default since PyTorch 2.6) "
+    "it accepts only tensors, plain containers and numbers, and refuses anything else with a `pickle.UnpicklingError`.",
+)
 def _():
     class Runs:
         def __reduce__(self):
@@ -362,7 +449,9 @@ def _():
     torch.save({"w": torch.ones(1), "x": Runs()}, buffer)
     with pytest.raises(pickle.UnpicklingError):
         torch.load(io.BytesIO(buffer.getvalue()))
-    assert inspect.signature(torch.load).parameters["weights_only"].default is None  # None: decided by the default, True
+    assert (
+        inspect.signature(torch.load).parameters["weights_only"].default is None
+    )  # None: decided by the default, True
     risky = io.BytesIO()
     torch.save({"w": torch.ones(1), "f": Fraction(1, 3)}, risky)
     with pytest.raises(pickle.UnpicklingError):
@@ -372,8 +461,11 @@ def _():
     assert torch.load(io.BytesIO(plain.getvalue()), weights_only=True)["epoch"] == 3
 
 
-@claim(L, "`model.load_state_dict(state)` copies the values into the model's own tensors, which stay where they are: loading CPU tensors "
-          "into a model on a GPU leaves the model on the GPU. To move the model itself, use `model.to(device)`.")
+@claim(
+    L,
+    "`model.load_state_dict(state)` copies the values into the model's own tensors, which stay where they are: loading CPU tensors "
+    "into a model on a GPU leaves the model on the GPU. To move the model itself, use `model.to(device)`.",
+)
 def _():
     state = nn.Linear(4, 2).state_dict()
     for dev in ["meta"] + (["cuda"] if torch.cuda.is_available() else []):
@@ -389,7 +481,11 @@ def _():
 
 # Reproducibility
 
-@claim(L, "`torch.manual_seed(seed)` seeds PyTorch's global generator on the CPU and on every GPU (initial weights, dropout, `torch.randn`)")
+
+@claim(
+    L,
+    "`torch.manual_seed(seed)` seeds PyTorch's global generator on the CPU and on every GPU (initial weights, dropout, `torch.randn`)",
+)
 def _():
     def draws():
         torch.manual_seed(3)
@@ -415,12 +511,18 @@ def _():
     assert (random.random(), np.random.rand()) == first
 
 
-@claim(L, "a shuffling `DataLoader` draws its order from the `generator=` you give it (the training lesson), and each worker process "
-          "(`num_workers > 0`) seeds its own PyTorch, Python and NumPy generators from it, one seed per worker (other libraries need "
-          "a `worker_init_fn` that seeds them).")
+@claim(
+    L,
+    "a shuffling `DataLoader` draws its order from the `generator=` you give it (the training lesson), and each worker process "
+    "(`num_workers > 0`) seeds its own PyTorch, Python and NumPy generators from it, one seed per worker (other libraries need "
+    "a `worker_init_fn` that seeds them).",
+)
 def _():
     def order(seed):
-        return [b.tolist() for b in DataLoader(range(10), batch_size=3, shuffle=True, generator=torch.Generator().manual_seed(seed))]
+        return [
+            b.tolist()
+            for b in DataLoader(range(10), batch_size=3, shuffle=True, generator=torch.Generator().manual_seed(seed))
+        ]
 
     assert order(0) == order(0) != order(1)
     source = inspect.getsource(torch.utils.data._utils.worker._worker_loop)
@@ -431,8 +533,11 @@ def _():
     assert "loader.generator" in loader_source and "_base_seed" in loader_source
 
 
-@claim(L, "The seed must be set inside the run, right before the random numbers are drawn: a seed set once at the top of a notebook is "
-          "used up by whatever ran since.")
+@claim(
+    L,
+    "The seed must be set inside the run, right before the random numbers are drawn: a seed set once at the top of a notebook is "
+    "used up by whatever ran since.",
+)
 def _():
     torch.manual_seed(0)
     first = torch.rand(1)
@@ -449,16 +554,22 @@ def _():
     assert ((a + b) + c).item() != (a + (b + c)).item()
 
 
-@claim(L, "Some CUDA kernels add floating-point numbers in whatever order the GPU's threads finish (atomic additions in `index_add_`, "
-          "`scatter_add_` and the backward passes of some pooling and interpolation layers)")
+@claim(
+    L,
+    "Some CUDA kernels add floating-point numbers in whatever order the GPU's threads finish (atomic additions in `index_add_`, "
+    "`scatter_add_` and the backward passes of some pooling and interpolation layers)",
+)
 def _():
     doc = torch.use_deterministic_algorithms.__doc__
     for name in ("index_add", "scatter_add", "AdaptiveAvgPool2d", "interpolate"):
         assert name in doc, name
 
 
-@claim(L, "`torch.use_deterministic_algorithms(True)` makes PyTorch pick deterministic kernels, and raise a `RuntimeError` for an operation "
-          "that has none (on CUDA, `torch.histc` is one)")
+@claim(
+    L,
+    "`torch.use_deterministic_algorithms(True)` makes PyTorch pick deterministic kernels, and raise a `RuntimeError` for an operation "
+    "that has none (on CUDA, `torch.histc` is one)",
+)
 def _():
     was = torch.are_deterministic_algorithms_enabled()
     torch.use_deterministic_algorithms(True)
@@ -472,8 +583,11 @@ def _():
         torch.use_deterministic_algorithms(was)
 
 
-@claim(L, "cuBLAS also needs the environment variable `CUBLAS_WORKSPACE_CONFIG=:4096:8`, and `torch.backends.cudnn.benchmark = False` "
-          "stops cuDNN from choosing its algorithms by timing them.")
+@claim(
+    L,
+    "cuBLAS also needs the environment variable `CUBLAS_WORKSPACE_CONFIG=:4096:8`, and `torch.backends.cudnn.benchmark = False` "
+    "stops cuDNN from choosing its algorithms by timing them.",
+)
 def _():
     import os
 
@@ -507,7 +621,11 @@ def _():
 
 # Inference
 
-@claim(L, "The autograd lesson ran inference under `torch.no_grad()`: no graph is recorded, so no memory is kept for a backward pass.")
+
+@claim(
+    L,
+    "The autograd lesson ran inference under `torch.no_grad()`: no graph is recorded, so no memory is kept for a backward pass.",
+)
 def _():
     w = torch.ones(3, requires_grad=True)
     with torch.no_grad():
@@ -515,7 +633,10 @@ def _():
     assert not y.requires_grad and y.grad_fn is None
 
 
-@claim(L, "`torch.inference_mode()` goes one step further: the tensors made inside it are marked as *inference tensors* (`t.is_inference()`)")
+@claim(
+    L,
+    "`torch.inference_mode()` goes one step further: the tensors made inside it are marked as *inference tensors* (`t.is_inference()`)",
+)
 def _():
     with torch.inference_mode():
         t = torch.ones(2) * 3
@@ -533,9 +654,12 @@ def _():
     assert torch.ones(2)._version == 0
 
 
-@claim(L, "The price: an inference tensor cannot be saved for backward. A recorded operation that needs its value for a gradient "
-          "(a product with a weight, the input of a layer that learns) fails with a `RuntimeError` (\"Inference tensors cannot "
-          "be saved for backward\"); only one that saves nothing of it, such as adding it to a weight, goes through.")
+@claim(
+    L,
+    "The price: an inference tensor cannot be saved for backward. A recorded operation that needs its value for a gradient "
+    '(a product with a weight, the input of a layer that learns) fails with a `RuntimeError` ("Inference tensors cannot '
+    'be saved for backward"); only one that saves nothing of it, such as adding it to a weight, goes through.',
+)
 def _():
     with torch.inference_mode():
         t = torch.ones(3)
@@ -549,8 +673,11 @@ def _():
     assert torch.equal(w.grad, torch.ones(3))
 
 
-@claim(L, "`torch.autocast(device_type, dtype=torch.bfloat16)` runs the operations that gain from it (matrix products, linear layers, "
-          "convolutions) in bfloat16, a 16-bit float with float32's range and fewer digits, and leaves the others in float32.")
+@claim(
+    L,
+    "`torch.autocast(device_type, dtype=torch.bfloat16)` runs the operations that gain from it (matrix products, linear layers, "
+    "convolutions) in bfloat16, a 16-bit float with float32's range and fewer digits, and leaves the others in float32.",
+)
 def _():
     x = torch.randn(2, 3, 8, 8)
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
@@ -563,9 +690,12 @@ def _():
     assert torch.finfo(torch.bfloat16).eps > torch.finfo(torch.float16).eps > torch.finfo(torch.float32).eps
 
 
-@claim(L, "Autocast works on the CPU too (`device_type=\"cpu\"`), so this cell runs without a GPU. An `nn.Linear` inside it returns "
-          "bfloat16, while the same arithmetic written as `x @ w.T + b` returns float32: the product is bfloat16, and adding the float32 "
-          "bias promotes it back.")
+@claim(
+    L,
+    'Autocast works on the CPU too (`device_type="cpu"`), so this cell runs without a GPU. An `nn.Linear` inside it returns '
+    "bfloat16, while the same arithmetic written as `x @ w.T + b` returns float32: the product is bfloat16, and adding the float32 "
+    "bias promotes it back.",
+)
 def _():
     layer, x = nn.Linear(4, 3), torch.randn(5, 4)
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
@@ -585,6 +715,7 @@ def _():
 
 # Recap
 
+
 @claim(L, "One large copy beats many small ones: each copy pays a fixed cost.")
 def _():
     source = torch.randn(32)
@@ -597,13 +728,22 @@ def _():
 
 # Common mistakes
 
-@claim(L, "`x.device == torch.device(\"cuda\")` is `False` for a tensor on `cuda:0`. Test `x.is_cuda` or `x.device.type == \"cuda\"`, "
-          "or compare two tensors' devices.")
+
+@claim(
+    L,
+    '`x.device == torch.device("cuda")` is `False` for a tensor on `cuda:0`. Test `x.is_cuda` or `x.device.type == "cuda"`, '
+    "or compare two tensors' devices.",
+)
 def _():
     assert torch.device("cuda:0") != torch.device("cuda")
     _needs_cuda()
     x = torch.ones(1, device="cuda:0")
-    assert x.device != torch.device("cuda") and x.is_cuda and x.device.type == "cuda" and x.device == torch.zeros(1, device="cuda").device
+    assert (
+        x.device != torch.device("cuda")
+        and x.is_cuda
+        and x.device.type == "cuda"
+        and x.device == torch.zeros(1, device="cuda").device
+    )
 
 
 @claim(L, "A clock read right after a CUDA call measures the queueing.", cuda=True)
@@ -617,7 +757,9 @@ def _():
     torch.cuda.synchronize()
 
 
-@claim(L, "`loss.item()` or `print(loss)` in every step of a GPU loop makes Python wait for the GPU each time.", cuda=True)
+@claim(
+    L, "`loss.item()` or `print(loss)` in every step of a GPU loop makes Python wait for the GPU each time.", cuda=True
+)
 def _():
     _needs_cuda()
     loss = torch.tensor(1.0, device="cuda")
@@ -647,7 +789,10 @@ def _():
     assert total.item() == 3.0
 
 
-@claim(L, "On a machine without a GPU, `torch.load` of a checkpoint written on one fails; pass `map_location=\"cpu\"` (and `weights_only=True`).")
+@claim(
+    L,
+    'On a machine without a GPU, `torch.load` of a checkpoint written on one fails; pass `map_location="cpu"` (and `weights_only=True`).',
+)
 def _():
     from instructor.pipeline import checkpoint_bytes
 

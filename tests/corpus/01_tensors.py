@@ -27,36 +27,29 @@ ITEMS = {
             '    """Make a tensor from the NumPy array `arr` and return its shape as a tuple of ints."""\n'
             "    return tuple(torch.from_numpy(arr).shape)\n",
             # torch.tensor copies, but it rejects negative strides too
-            "def numpy_to_tensor_shape(arr):\n"
-            "    return tuple(torch.tensor(arr).shape)\n",
+            "def numpy_to_tensor_shape(arr):\n    return tuple(torch.tensor(arr).shape)\n",
             # a list, not a tuple
-            "def numpy_to_tensor_shape(arr):\n"
-            "    return list(torch.from_numpy(arr.copy()).shape)\n",
+            "def numpy_to_tensor_shape(arr):\n    return list(torch.from_numpy(arr.copy()).shape)\n",
             # going through Python lists loses empty dimensions: (0, 3) becomes (0,)
-            "def numpy_to_tensor_shape(arr):\n"
-            "    return tuple(torch.tensor(arr.tolist()).shape)\n",
+            "def numpy_to_tensor_shape(arr):\n    return tuple(torch.tensor(arr.tolist()).shape)\n",
             # ascontiguousarray turns a 0-d array into a 1-element vector
             "import numpy as np\n"
             "\n"
             "def numpy_to_tensor_shape(arr):\n"
             "    return tuple(torch.from_numpy(np.ascontiguousarray(arr)).shape)\n",
             # squeeze drops the dimensions of size 1
-            "def numpy_to_tensor_shape(arr):\n"
-            "    return tuple(torch.from_numpy(arr.copy()).squeeze().shape)\n",
+            "def numpy_to_tensor_shape(arr):\n    return tuple(torch.from_numpy(arr.copy()).squeeze().shape)\n",
             # flattening to a vector
-            "def numpy_to_tensor_shape(arr):\n"
-            "    return tuple(torch.from_numpy(arr.copy()).reshape(-1).shape)\n",
+            "def numpy_to_tensor_shape(arr):\n    return tuple(torch.from_numpy(arr.copy()).reshape(-1).shape)\n",
         ],
         "right": [
-            "def numpy_to_tensor_shape(arr):\n"
-            "    return torch.from_numpy(arr.copy()).shape\n",
+            "def numpy_to_tensor_shape(arr):\n    return torch.from_numpy(arr.copy()).shape\n",
             "import numpy as np\n"
             "\n"
             "def numpy_to_tensor_shape(arr):\n"
             "    t = torch.tensor(np.array(arr))\n"
             "    return tuple(t.shape)\n",
-            "def numpy_to_tensor_shape(arr):\n"
-            "    return tuple(torch.as_tensor(arr.copy()).size())\n",
+            "def numpy_to_tensor_shape(arr):\n    return tuple(torch.as_tensor(arr.copy()).size())\n",
             # only copies when a stride is negative
             "def numpy_to_tensor_shape(arr):\n"
             "    if any(step < 0 for step in arr.strides):\n"
@@ -140,37 +133,24 @@ ITEMS = {
     "tensor_rank": {
         "wrong": [
             # the size of the first dimension, and a TypeError on a scalar
-            "def tensor_rank(t):\n"
-            "    return len(t)\n",
+            "def tensor_rank(t):\n    return len(t)\n",
             # the number of elements
-            "def tensor_rank(t):\n"
-            "    return t.numel()\n",
+            "def tensor_rank(t):\n    return t.numel()\n",
             # the shape itself
-            "def tensor_rank(t):\n"
-            "    return t.shape\n",
+            "def tensor_rank(t):\n    return t.shape\n",
             # the first size again
-            "def tensor_rank(t):\n"
-            "    return t.size(0)\n",
+            "def tensor_rank(t):\n    return t.size(0)\n",
             # a tensor, not an int
-            "def tensor_rank(t):\n"
-            "    return torch.tensor(t.dim())\n",
+            "def tensor_rank(t):\n    return torch.tensor(t.dim())\n",
         ],
         "right": [
-            "def tensor_rank(t):\n"
-            "    return len(t.shape)\n",
-            "def tensor_rank(t):\n"
-            "    return t.ndim\n",
-            "def tensor_rank(t):\n"
-            "    return t.ndimension()\n",
+            "def tensor_rank(t):\n    return len(t.shape)\n",
+            "def tensor_rank(t):\n    return t.ndim\n",
+            "def tensor_rank(t):\n    return t.ndimension()\n",
             # counting the sizes one by one
-            "def tensor_rank(t):\n"
-            "    rank = 0\n"
-            "    for size in t.size():\n"
-            "        rank += 1\n"
-            "    return rank\n",
+            "def tensor_rank(t):\n    rank = 0\n    for size in t.size():\n        rank += 1\n    return rank\n",
             # the number of entries of the shape, read as a tensor
-            "def tensor_rank(t):\n"
-            "    return torch.tensor(t.shape).numel()\n",
+            "def tensor_rank(t):\n    return torch.tensor(t.shape).numel()\n",
         ],
     },
     "describe": {
@@ -199,12 +179,12 @@ ITEMS = {
             "def describe(t):\n"
             '    return dict(shape=t.shape, dtype=str(t.dtype).split(".")[-1], device=str(t.device), requires_grad=bool(t.requires_grad))\n',
             "def describe(t):\n"
-            '    return {\n'
+            "    return {\n"
             '        "requires_grad": t.requires_grad,\n'
             '        "device": f"{t.device}",\n'
             '        "dtype": repr(t.dtype).replace("torch.", ""),\n'
             '        "shape": tuple(int(s) for s in t.size()),\n'
-            '    }\n',
+            "    }\n",
             # the device string built from its type and index
             "def describe(t):\n"
             "    device = t.device.type if t.device.index is None else f'{t.device.type}:{t.device.index}'\n"
@@ -242,22 +222,17 @@ ITEMS = {
             "        mask[i, : image.shape[0], : image.shape[1]] = True\n"
             "    return batch, mask\n",
             # keeps the images' dtype (uint8 stays uint8)
-            PAD_SIZES
-            + "    first = images[0]\n"
+            PAD_SIZES + "    first = images[0]\n"
             "    batch = torch.zeros(len(images), 1, height, width, dtype=first.dtype, device=first.device)\n"
-            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool, device=first.device)\n"
-            + PAD_FILL,
+            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool, device=first.device)\n" + PAD_FILL,
             # always on the CPU: the images' device is ignored
-            PAD_SIZES
-            + "    batch = torch.zeros(len(images), 1, height, width)\n"
-            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool)\n"
-            + PAD_FILL,
+            PAD_SIZES + "    batch = torch.zeros(len(images), 1, height, width)\n"
+            "    mask = torch.zeros(len(images), height, width, dtype=torch.bool)\n" + PAD_FILL,
             # a square of the largest size: max over heights and widths together
             "def pad_images(images):\n"
             "    side = max(max(image.shape) for image in images)\n"
             "    batch = torch.zeros(len(images), 1, side, side, device=images[0].device)\n"
-            "    mask = torch.zeros(len(images), side, side, dtype=torch.bool, device=images[0].device)\n"
-            + PAD_FILL,
+            "    mask = torch.zeros(len(images), side, side, dtype=torch.bool, device=images[0].device)\n" + PAD_FILL,
             # each image centred instead of in the top-left corner
             "def pad_images(images):\n"
             "    height = max(image.shape[0] for image in images)\n"
@@ -391,8 +366,8 @@ ITEMS = {
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'tensor_rank': {
-        'right': [
+    "tensor_rank": {
+        "right": [
             '''def tensor_rank(t):
     """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
     return t.dim()
@@ -410,31 +385,31 @@ def tensor_rank(t, as_int=True):
     """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
     return int(len(t.size())) if as_int else t.ndim
 ''',
-            '''def tensor_rank(t):
+            """def tensor_rank(t):
     return int(t.ndim)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 
 def tensor_rank(t):
     return int(np.ndim(t))
-''',
+""",
         ],
-        'wrong': [
-            '''def tensor_rank(t):
+        "wrong": [
+            """def tensor_rank(t):
     return len(t.shape) - 1 if len(t.shape) > 2 else len(t.shape)
-''',
+""",
         ],
     },
-    'answer_rank_meaning': {
-        'right': [
-            '''# One upper-case letter as a string, for example "A".
+    "answer_rank_meaning": {
+        "right": [
+            """# One upper-case letter as a string, for example "A".
 answer_rank_meaning = None
 answer_rank_meaning = "C"
-''',
+""",
         ],
     },
-    'describe': {
-        'right': [
+    "describe": {
+        "right": [
             '''def describe(t):
     """A dict with exactly the keys "shape", "dtype", "device" and "requires_grad"."""
     return {
@@ -444,15 +419,15 @@ answer_rank_meaning = "C"
         "requires_grad": t.requires_grad,
     }
 ''',
-            '''def describe(t):
+            """def describe(t):
     result = dict()
     result["shape"] = tuple(int(s) for s in t.size())
     result["dtype"] = str(t.dtype).split(".")[-1]
     result["device"] = f"{t.device}"
     result["requires_grad"] = bool(t.requires_grad)
     return result
-''',
-            '''def describe(t, prefix="torch."):
+""",
+            """def describe(t, prefix="torch."):
     # torch.Size is a tuple of ints, so it is kept as it is
     return dict(
         requires_grad=t.requires_grad,
@@ -460,21 +435,21 @@ answer_rank_meaning = "C"
         dtype=str(t.dtype).removeprefix(prefix),
         shape=t.shape,
     )
-''',
-            '''def describe(t):
+""",
+            """def describe(t):
     dev = t.device
     name = dev.type if dev.index is None else f"{dev.type}:{dev.index}"
     return {"shape": tuple(t.shape), "dtype": repr(t.dtype)[len("torch."):], "device": name, "requires_grad": t.requires_grad}
-''',
+""",
         ],
-        'wrong': [
-            '''def describe(t):
+        "wrong": [
+            """def describe(t):
     return {"shape": tuple(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "device": t.device, "requires_grad": t.requires_grad}
-''',
+""",
         ],
     },
-    'make_image_batch': {
-        'right': [
+    "make_image_batch": {
+        "right": [
             '''def make_image_batch(batch_size, channels=3, height=224, width=224):
     """A float32 zero tensor of shape (batch_size, channels, height, width) on the CPU."""
     for name, size in [("batch_size", batch_size), ("channels", channels), ("height", height), ("width", width)]:
@@ -482,7 +457,7 @@ answer_rank_meaning = "C"
             raise ValueError(f"{name} must be at least 1, got {size}")
     return torch.zeros(batch_size, channels, height, width)
 ''',
-            '''import torch
+            """import torch
 
 def make_image_batch(batch_size, channels=3, height=224, width=224):
     sizes = {"batch_size": batch_size, "channels": channels, "height": height, "width": width}
@@ -490,8 +465,8 @@ def make_image_batch(batch_size, channels=3, height=224, width=224):
     if bad:
         raise ValueError("sizes below 1: " + ", ".join(bad))
     return torch.full((batch_size, channels, height, width), 0.0, dtype=torch.float32, device="cpu", requires_grad=False)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def make_image_batch(batch_size, channels=3, height=224, width=224, dtype=torch.float32):
@@ -504,14 +479,14 @@ def make_image_batch(batch_size, channels=3, height=224, width=224, dtype=torch.
     if width < 1:
         raise ValueError("width below 1")
     return torch.from_numpy(np.zeros((batch_size, channels, height, width), dtype=np.float32)).to(dtype)
-''',
-            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+""",
+            """def make_image_batch(batch_size, channels=3, height=224, width=224):
     shape = (batch_size, channels, height, width)
     if min(shape) < 1:
         raise ValueError(f"every size must be at least 1, got {shape}")
     return torch.empty(shape).zero_()
-''',
-            '''import torch
+""",
+            """import torch
 
 def make_image_batch(batch_size, channels=3, height=224, width=224, *, device="cpu"):
     for name, size in (("batch_size", batch_size), ("channels", channels), ("height", height), ("width", width)):
@@ -519,47 +494,47 @@ def make_image_batch(batch_size, channels=3, height=224, width=224, *, device="c
             raise ValueError(f"{name}={size} is below 1")
     # channels_last memory layout, as used for fast convolutions; the shape is still (B, C, H, W)
     return torch.zeros(batch_size, channels, height, width, device=device).contiguous(memory_format=torch.channels_last)
-''',
+""",
         ],
-        'wrong': [
-            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+        "wrong": [
+            """def make_image_batch(batch_size, channels=3, height=224, width=224):
     if batch_size < 1:
         raise ValueError("batch_size below 1")
     return torch.zeros(batch_size, channels, height, width)
-''',
-            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+""",
+            """def make_image_batch(batch_size, channels=3, height=224, width=224):
     if min(batch_size, channels, height, width) < 1:
         raise ValueError("bad size")
     return torch.zeros(batch_size, height, width, channels)
-''',
-            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+""",
+            """def make_image_batch(batch_size, channels=3, height=224, width=224):
     if min(batch_size, channels, height, width) <= 1:
         raise ValueError("bad size")
     return torch.zeros(batch_size, channels, height, width)
-''',
-            '''def make_image_batch(batch_size, channels=3, height=224, width=224):
+""",
+            """def make_image_batch(batch_size, channels=3, height=224, width=224):
     if min(batch_size, channels, height, width) < 1:
         raise ValueError("bad size")
     return torch.zeros(batch_size, channels, height, width, dtype=torch.float64)
-''',
+""",
         ],
     },
-    'answer_batch_shape': {
-        'right': [
-            '''import torch
+    "answer_batch_shape": {
+        "right": [
+            """import torch
 answer_batch_shape = torch.Size([32, 3, 224, 224])
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 answer_batch_shape = tuple(np.array([32, 3, 224, 224]))
-''',
+""",
         ],
-        'wrong': [
-            '''answer_batch_shape = (3, 32, 224, 224)
-''',
+        "wrong": [
+            """answer_batch_shape = (3, 32, 224, 224)
+""",
         ],
     },
-    'pad_images': {
-        'right': [
+    "pad_images": {
+        "right": [
             '''def pad_images(images):
     """Zero-pad 2-D images into a float32 (N, 1, H, W) batch, with a bool (N, H, W) mask of real pixels."""
     if len(images) == 0:
@@ -575,7 +550,7 @@ answer_batch_shape = tuple(np.array([32, 3, 224, 224]))
         mask[i, :h, :w] = True
     return batch, mask
 ''',
-            '''import torch
+            """import torch
 import torch.nn.functional as F
 
 def pad_images(images):
@@ -592,8 +567,8 @@ def pad_images(images):
         ones = torch.ones(h, w, dtype=torch.float32, device=im.device)
         masks.append(F.pad(ones, (0, W - w, 0, H - h), value=0.0) > 0.5)
     return torch.stack(batches).unsqueeze(1), torch.stack(masks)
-''',
-            '''def pad_images(images):
+""",
+            """def pad_images(images):
     if len(images) < 1:
         raise ValueError("empty list of images")
     heights = [im.shape[0] for im in images]
@@ -609,8 +584,8 @@ def pad_images(images):
     for i, im in enumerate(images):
         batch[i, 0, : heights[i], : widths[i]].copy_(im)
     return [batch, mask]
-''',
-            '''def pad_images(images, pad_value=0.0):
+""",
+            """def pad_images(images, pad_value=0.0):
     if not images:
         raise ValueError("no images")
     H = max(im.shape[-2] for im in images)
@@ -625,8 +600,8 @@ def pad_images(images):
         out.append(canvas[None])
         real.append(flag)
     return torch.stack(out, dim=0), torch.stack(real, dim=0)
-''',
-            '''import torch
+""",
+            """import torch
 import torch.nn.functional as F
 
 def pad_images(images):
@@ -637,10 +612,10 @@ def pad_images(images):
     padded = [F.pad(im, (0, W - im.shape[1], 0, H - im.shape[0])) for im in images]
     masks = [F.pad(torch.ones_like(im, dtype=torch.bool), (0, W - im.shape[1], 0, H - im.shape[0])) for im in images]
     return torch.stack(padded)[:, None].float(), torch.stack(masks)
-''',
+""",
         ],
-        'wrong': [
-            '''def pad_images(images):
+        "wrong": [
+            """def pad_images(images):
     if not images:
         raise ValueError("no images")
     H = max(im.shape[0] for im in images)
@@ -649,8 +624,8 @@ def pad_images(images):
     for i, im in enumerate(images):
         batch[i, 0, : im.shape[0], : im.shape[1]] = im
     return batch, batch[:, 0] != 0
-''',
-            '''def pad_images(images):
+""",
+            """def pad_images(images):
     if not images:
         raise ValueError("no images")
     H = max(im.shape[0] for im in images)
@@ -661,8 +636,8 @@ def pad_images(images):
         batch[i, 0, : im.shape[0], : im.shape[1]] = im
         mask[i, : im.shape[0], : im.shape[1]] = True
     return batch, mask
-''',
-            '''def pad_images(images):
+""",
+            """def pad_images(images):
     if not images:
         raise ValueError("no images")
     H = max(im.shape[0] for im in images)
@@ -674,8 +649,8 @@ def pad_images(images):
         batch[i, 0, : im.shape[0], : im.shape[1]] = im
         mask[i, : im.shape[0], : im.shape[1]] = True
     return batch, mask
-''',
-            '''def pad_images(images):
+""",
+            """def pad_images(images):
     if not images:
         raise ValueError("no images")
     H = max(im.shape[0] for im in images)
@@ -686,23 +661,23 @@ def pad_images(images):
         batch[i, 0, : im.shape[0], : im.shape[1]] = im.cpu()
         mask[i, : im.shape[0], : im.shape[1]] = True
     return batch, mask
-''',
+""",
         ],
     },
-    'numpy_to_tensor_shape': {
-        'right': [
+    "numpy_to_tensor_shape": {
+        "right": [
             '''def numpy_to_tensor_shape(arr):
     """Make a tensor from the NumPy array `arr` and return its shape as a tuple of ints."""
     return tuple(torch.from_numpy(arr.copy()).shape)
 ''',
-            '''import numpy as np
+            """import numpy as np
 import torch
 
 def numpy_to_tensor_shape(arr):
     t = torch.tensor(np.copy(arr))
     return t.shape
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def numpy_to_tensor_shape(arr):
@@ -711,15 +686,15 @@ def numpy_to_tensor_shape(arr):
         arr = arr.copy()
     t = torch.as_tensor(arr)
     return tuple(int(n) for n in t.size())
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def numpy_to_tensor_shape(arr):
     t = torch.from_numpy(np.array(arr, copy=True, order="C"))
     return torch.Size(t.shape)
-''',
-            '''import torch
+""",
+            """import torch
 
 def numpy_to_tensor_shape(arr):
     # flip the negative-stride axes in NumPy (a free view with positive strides),
@@ -732,13 +707,13 @@ def numpy_to_tensor_shape(arr):
     if axes:
         t = torch.flip(t, dims=axes)
     return tuple(t.shape)
-''',
+""",
         ],
-        'wrong': [
-            '''import numpy as np
+        "wrong": [
+            """import numpy as np
 def numpy_to_tensor_shape(arr):
     return tuple(torch.from_numpy(np.ascontiguousarray(arr)).shape)
-''',
+""",
         ],
     },
 }

@@ -24,37 +24,24 @@ ITEMS = {
             '    """A float32 tensor with `t`\'s values, shape and device; `t` keeps its dtype."""\n'
             "    return t.double()\n",
             # multiplying by 1.0 makes ints float32, but leaves float16 and float64 as they are
-            "def to_float32(t):\n"
-            "    return t * 1.0\n",
+            "def to_float32(t):\n    return t * 1.0\n",
             # only casts what is not a float yet
-            "def to_float32(t):\n"
-            "    return t if t.is_floating_point() else t.float()\n",
+            "def to_float32(t):\n    return t if t.is_floating_point() else t.float()\n",
             # changes the input's dtype in place
-            "def to_float32(t):\n"
-            "    t.data = t.data.float()\n"
-            "    return t\n",
+            "def to_float32(t):\n    t.data = t.data.float()\n    return t\n",
             # through NumPy: fails on meta tensors and on tensors that require grad
-            "import numpy as np\n"
-            "\n"
-            "def to_float32(t):\n"
-            "    return torch.from_numpy(t.numpy().astype(np.float32))\n",
+            "import numpy as np\n\ndef to_float32(t):\n    return torch.from_numpy(t.numpy().astype(np.float32))\n",
             # through a Python list: loses empty dimensions, and needs values a meta tensor lacks
-            "def to_float32(t):\n"
-            "    return torch.tensor(t.tolist(), dtype=torch.float32)\n",
+            "def to_float32(t):\n    return torch.tensor(t.tolist(), dtype=torch.float32)\n",
             # hard-codes the CPU
-            "def to_float32(t):\n"
-            "    return t.to('cpu', torch.float32)\n",
+            "def to_float32(t):\n    return t.to('cpu', torch.float32)\n",
             # through int: drops the fractions
-            "def to_float32(t):\n"
-            "    return t.long().float()\n",
+            "def to_float32(t):\n    return t.long().float()\n",
         ],
         "right": [
-            "def to_float32(t):\n"
-            "    return t.float()\n",
-            "def to_float32(t):\n"
-            "    return t.to(dtype=torch.float, copy=True)\n",
-            "def to_float32(t):\n"
-            "    return t.type(torch.float32)\n",
+            "def to_float32(t):\n    return t.float()\n",
+            "def to_float32(t):\n    return t.to(dtype=torch.float, copy=True)\n",
+            "def to_float32(t):\n    return t.type(torch.float32)\n",
             # a new float32 tensor like t, filled by copy_ (which converts)
             "def to_float32(t):\n"
             "    out = torch.empty_like(t, dtype=torch.float32)\n"
@@ -74,37 +61,24 @@ ITEMS = {
             '    """The mean of all of `t`\'s elements as a float32 0-d tensor, for int, bool and float tensors."""\n'
             "    return t.float().mean().item()\n",
             # mean raises on ints
-            "def mean_of_ints(t):\n"
-            "    return t.mean()\n",
+            "def mean_of_ints(t):\n    return t.mean()\n",
             # float64, not float32
-            "def mean_of_ints(t):\n"
-            "    return t.double().mean()\n",
+            "def mean_of_ints(t):\n    return t.double().mean()\n",
             # sum / count keeps float64 inputs as float64
-            "def mean_of_ints(t):\n"
-            "    return t.sum() / t.numel()\n",
+            "def mean_of_ints(t):\n    return t.sum() / t.numel()\n",
             # integer division
-            "def mean_of_ints(t):\n"
-            "    return (t.sum() // t.numel()).float()\n",
+            "def mean_of_ints(t):\n    return (t.sum() // t.numel()).float()\n",
             # mean over the first dimension only
-            "def mean_of_ints(t):\n"
-            "    return t.float().mean(dim=0)\n",
+            "def mean_of_ints(t):\n    return t.float().mean(dim=0)\n",
             # casts the input in place
-            "def mean_of_ints(t):\n"
-            "    t.data = t.data.float()\n"
-            "    return t.mean()\n",
+            "def mean_of_ints(t):\n    t.data = t.data.float()\n    return t.mean()\n",
         ],
         "right": [
-            "def mean_of_ints(t):\n"
-            "    return torch.mean(t, dtype=torch.float32)\n",
-            "def mean_of_ints(t):\n"
-            "    total = t.to(torch.float32).sum()\n"
-            "    return total / t.numel()\n",
-            "def mean_of_ints(t):\n"
-            "    t = t.float()\n"
-            "    return t.mean()\n",
+            "def mean_of_ints(t):\n    return torch.mean(t, dtype=torch.float32)\n",
+            "def mean_of_ints(t):\n    total = t.to(torch.float32).sum()\n    return total / t.numel()\n",
+            "def mean_of_ints(t):\n    t = t.float()\n    return t.mean()\n",
             # the mean in float64, then cast down
-            "def mean_of_ints(t):\n"
-            "    return t.to(torch.float64).mean().to(torch.float32)\n",
+            "def mean_of_ints(t):\n    return t.to(torch.float64).mean().to(torch.float32)\n",
             # through NumPy, then back to a 0-d float32 tensor
             "import numpy as np\n"
             "\n"
@@ -121,22 +95,18 @@ ITEMS = {
             '    """A float32 tensor with the values and shape of the NumPy array `arr`."""\n'
             "    return torch.from_numpy(arr).float()\n",
             # keeps NumPy's dtype (int64 or float64)
-            "def features_from_numpy(arr):\n"
-            "    return torch.from_numpy(arr.copy())\n",
+            "def features_from_numpy(arr):\n    return torch.from_numpy(arr.copy())\n",
             # float64
-            "def features_from_numpy(arr):\n"
-            "    return torch.tensor(arr.copy(), dtype=torch.float64)\n",
+            "def features_from_numpy(arr):\n    return torch.tensor(arr.copy(), dtype=torch.float64)\n",
             # np.require hands back a float32 array as it is, so a flipped float32 view still reaches from_numpy
             "import numpy as np\n"
             "\n"
             "def features_from_numpy(arr):\n"
             "    return torch.from_numpy(np.require(arr, dtype=np.float32))\n",
             # through Python lists: an empty (0, 4) array becomes (0,)
-            "def features_from_numpy(arr):\n"
-            "    return torch.tensor(arr.tolist(), dtype=torch.float32)\n",
+            "def features_from_numpy(arr):\n    return torch.tensor(arr.tolist(), dtype=torch.float32)\n",
             # the legacy constructor reads a 0-d array as a size, and rejects negative strides
-            "def features_from_numpy(arr):\n"
-            "    return torch.FloatTensor(arr)\n",
+            "def features_from_numpy(arr):\n    return torch.FloatTensor(arr)\n",
             # ascontiguousarray turns a 0-d array into a 1-element vector
             "import numpy as np\n"
             "\n"
@@ -150,14 +120,12 @@ ITEMS = {
             "    return torch.from_numpy(arr)\n",
         ],
         "right": [
-            "def features_from_numpy(arr):\n"
-            "    return torch.tensor(arr.copy(), dtype=torch.float32)\n",
+            "def features_from_numpy(arr):\n    return torch.tensor(arr.copy(), dtype=torch.float32)\n",
             "import numpy as np\n"
             "\n"
             "def features_from_numpy(arr):\n"
             "    return torch.as_tensor(np.array(arr, dtype=np.float32))\n",
-            "def features_from_numpy(arr):\n"
-            "    return torch.from_numpy(arr.copy()).to(torch.float32)\n",
+            "def features_from_numpy(arr):\n    return torch.from_numpy(arr.copy()).to(torch.float32)\n",
             # an empty float32 tensor of the right shape, filled by copy_
             "def features_from_numpy(arr):\n"
             "    out = torch.empty(arr.shape, dtype=torch.float32)\n"
@@ -181,14 +149,11 @@ ITEMS = {
             '    """|a - b| per pixel for two uint8 tensors of one shape, as uint8, without wrap-around."""\n'
             "    return (a - b).abs()\n",
             # right values, but int32, not uint8
-            "def abs_pixel_difference(a, b):\n"
-            "    return (a.int() - b.int()).abs()\n",
+            "def abs_pixel_difference(a, b):\n    return (a.int() - b.int()).abs()\n",
             # int8 cannot hold pixels above 127: the cast itself wraps
-            "def abs_pixel_difference(a, b):\n"
-            "    return (a.to(torch.int8) - b.to(torch.int8)).abs().to(torch.uint8)\n",
+            "def abs_pixel_difference(a, b):\n    return (a.to(torch.int8) - b.to(torch.int8)).abs().to(torch.uint8)\n",
             # float32, not uint8
-            "def abs_pixel_difference(a, b):\n"
-            "    return (a.float() - b.float()).abs()\n",
+            "def abs_pixel_difference(a, b):\n    return (a.float() - b.float()).abs()\n",
             # subtracts in place: a is changed
             "def abs_pixel_difference(a, b):\n"
             "    big = torch.maximum(a, b)\n"
@@ -198,14 +163,11 @@ ITEMS = {
         ],
         "right": [
             # larger minus smaller never wraps
-            "def abs_pixel_difference(a, b):\n"
-            "    return torch.maximum(a, b) - torch.minimum(a, b)\n",
+            "def abs_pixel_difference(a, b):\n    return torch.maximum(a, b) - torch.minimum(a, b)\n",
             # pick the subtraction that does not wrap at each pixel
-            "def abs_pixel_difference(a, b):\n"
-            "    return torch.where(a > b, a - b, b - a)\n",
+            "def abs_pixel_difference(a, b):\n    return torch.where(a > b, a - b, b - a)\n",
             # through float32, back to uint8
-            "def abs_pixel_difference(a, b):\n"
-            "    return (a.float() - b.float()).abs().byte()\n",
+            "def abs_pixel_difference(a, b):\n    return (a.float() - b.float()).abs().byte()\n",
             # defensive: checks dtypes and shapes, computes in int64
             "def abs_pixel_difference(a, b):\n"
             "    if a.dtype != torch.uint8 or b.dtype != torch.uint8:\n"
@@ -400,187 +362,187 @@ ITEMS = {
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'answer_int_dtype': {
-        'right': [
-            '''# One upper-case letter as a string, for example "A".
+    "answer_int_dtype": {
+        "right": [
+            """# One upper-case letter as a string, for example "A".
 answer_int_dtype = None
 answer_int_dtype = "C"
-''',
-            '''answer_int_dtype = "C\\n"
-''',
+""",
+            """answer_int_dtype = "C\\n"
+""",
         ],
     },
-    'answer_numpy_float_dtype': {
-        'right': [
-            '''answer_numpy_float_dtype = 'd'
-''',
-            '''answer_numpy_float_dtype = " D"
-''',
+    "answer_numpy_float_dtype": {
+        "right": [
+            """answer_numpy_float_dtype = 'd'
+""",
+            """answer_numpy_float_dtype = " D"
+""",
         ],
     },
-    'answer_linear_int_input': {
-        'right': [
-            '''answer_linear_int_input = "  A  "
-''',
+    "answer_linear_int_input": {
+        "right": [
+            """answer_linear_int_input = "  A  "
+""",
         ],
-        'wrong': [
-            '''answer_linear_int_input = "D"
-''',
+        "wrong": [
+            """answer_linear_int_input = "D"
+""",
         ],
     },
-    'to_float32': {
-        'right': [
+    "to_float32": {
+        "right": [
             '''def to_float32(t):
     """A float32 tensor with `t`'s values, shape and device; `t` keeps its dtype."""
     return t.float()
 ''',
-            '''import torch
+            """import torch
 
 def to_float32(t):
     return t.to(dtype=torch.float32, copy=True)
-''',
-            '''import torch
+""",
+            """import torch
 
 def to_float32(t, dtype=torch.float32):
     out = torch.zeros_like(t, dtype=dtype)
     out.copy_(t)
     return out
-''',
-            '''import torch
+""",
+            """import torch
 
 def to_float32(t):
     return torch.as_tensor(t, dtype=torch.float32)
-''',
+""",
         ],
-        'wrong': [
-            '''def to_float32(t):
+        "wrong": [
+            """def to_float32(t):
     return t.half()
-''',
-            '''def to_float32(t):
+""",
+            """def to_float32(t):
     return t.cpu().float()
-''',
+""",
         ],
     },
-    'features_from_numpy': {
-        'right': [
+    "features_from_numpy": {
+        "right": [
             '''def features_from_numpy(arr):
     """A float32 tensor with the values and shape of the NumPy array `arr`."""
     return torch.from_numpy(arr.copy()).float()
 ''',
-            '''import numpy as np
+            """import numpy as np
 import torch
 
 def features_from_numpy(arr):
     return torch.from_numpy(arr.astype(np.float32))
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def features_from_numpy(arr, dtype=torch.float32):
     return torch.tensor(np.array(arr, dtype=np.float64), dtype=dtype)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def features_from_numpy(arr):
     if any(s < 0 for s in arr.strides):
         arr = np.copy(arr)
     return torch.as_tensor(arr).to(torch.float32)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def features_from_numpy(arr):
     return torch.from_numpy(np.array(arr, dtype=np.float32, copy=True))
-''',
+""",
         ],
-        'wrong': [
-            '''def features_from_numpy(arr):
+        "wrong": [
+            """def features_from_numpy(arr):
     return torch.from_numpy(arr).float()
-''',
-            '''def features_from_numpy(arr):
+""",
+            """def features_from_numpy(arr):
     return torch.tensor(arr.copy())
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 def features_from_numpy(arr):
     return torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 def features_from_numpy(arr):
     return torch.from_numpy(np.require(arr, dtype=np.float32))
-''',
+""",
         ],
     },
-    'abs_pixel_difference': {
-        'right': [
+    "abs_pixel_difference": {
+        "right": [
             '''def abs_pixel_difference(a, b):
     """|a - b| per pixel for two uint8 tensors of one shape, as uint8, without wrap-around."""
     return (a.to(torch.int16) - b.to(torch.int16)).abs().to(torch.uint8)
 ''',
-            '''import torch
+            """import torch
 
 def abs_pixel_difference(a, b):
     # larger minus smaller never wraps around in uint8
     return torch.maximum(a, b) - torch.minimum(a, b)
-''',
-            '''import torch
+""",
+            """import torch
 
 def abs_pixel_difference(a, b):
     return torch.where(a >= b, a - b, b - a)
-''',
-            '''def abs_pixel_difference(a, b, work_dtype=torch.float32):
+""",
+            """def abs_pixel_difference(a, b, work_dtype=torch.float32):
     return torch.abs(a.to(work_dtype) - b.to(work_dtype)).byte()
-''',
+""",
         ],
-        'wrong': [
-            '''def abs_pixel_difference(a, b):
+        "wrong": [
+            """def abs_pixel_difference(a, b):
     return (a - b).abs()
-''',
-            '''def abs_pixel_difference(a, b):
+""",
+            """def abs_pixel_difference(a, b):
     return (a.int() - b.int()).to(torch.uint8)
-''',
+""",
         ],
     },
-    'mean_of_ints': {
-        'right': [
+    "mean_of_ints": {
+        "right": [
             '''def mean_of_ints(t):
     """The mean of all of `t`'s elements as a float32 0-d tensor, for int, bool and float tensors."""
     return t.float().mean()
 ''',
-            '''import torch
+            """import torch
 
 def mean_of_ints(t):
     return torch.mean(t.to(torch.float32))
-''',
-            '''import torch
+""",
+            """import torch
 
 def mean_of_ints(t):
     # accumulate in float64 for large ints, then come back to float32
     return (t.double().sum() / t.numel()).float()
-''',
-            '''def mean_of_ints(t):
+""",
+            """def mean_of_ints(t):
     return t.to(torch.float64).mean().to(torch.float32).reshape(())
-''',
-            '''import torch
+""",
+            """import torch
 
 def mean_of_ints(t):
     return torch.mean(t, dtype=torch.float32)
-''',
-            '''import torch
+""",
+            """import torch
 
 def mean_of_ints(t):
     total = t.to(torch.float32).sum()
     return total / max(t.numel(), 1) if t.numel() else total / 0
-''',
+""",
         ],
-        'wrong': [
-            '''def mean_of_ints(t):
+        "wrong": [
+            """def mean_of_ints(t):
     return t.float().mean().item()
-''',
+""",
         ],
     },
-    'features_and_labels': {
-        'right': [
+    "features_and_labels": {
+        "right": [
             '''def features_and_labels(table):
     """(float32 features (N, D), int64 labels (N,)) from a table whose last column holds class labels."""
     labels = table[:, -1]
@@ -589,7 +551,7 @@ def mean_of_ints(t):
     features = torch.from_numpy(table[:, :-1].astype(np.float32))
     return features, torch.from_numpy(labels.astype(np.int64))
 ''',
-            '''import torch
+            """import torch
 
 def features_and_labels(table):
     t = torch.from_numpy(table.copy())
@@ -597,8 +559,8 @@ def features_and_labels(table):
     if t.is_floating_point() and bool((last != torch.round(last)).any()):
         raise ValueError("labels must be whole numbers")
     return t[:, :-1].to(torch.float32), last.to(torch.int64)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def features_and_labels(table):
@@ -610,8 +572,8 @@ def features_and_labels(table):
         labels.append(int(value))
     features = torch.tensor(np.array(table[:, :D], dtype=np.float32))
     return [features, torch.tensor(labels, dtype=torch.int64).reshape(len(labels))]
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def features_and_labels(table):
@@ -622,8 +584,8 @@ def features_and_labels(table):
     x = torch.tensor(table[:, :-1].copy(), dtype=torch.float32)
     y = torch.tensor(table[:, -1].copy()).long()
     return x, y
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 
 def features_and_labels(table):
@@ -633,34 +595,34 @@ def features_and_labels(table):
     features = np.empty((table.shape[0], table.shape[1] - 1), dtype=np.float32)
     features[...] = table[:, :-1]
     return (torch.from_numpy(features), torch.from_numpy(labels))
-''',
+""",
         ],
-        'wrong': [
-            '''def features_and_labels(table):
+        "wrong": [
+            """def features_and_labels(table):
     labels = table[:, -1]
     if not np.all(labels == np.round(labels)):
         raise ValueError("not whole")
     return torch.from_numpy(table[:, :-1]).float(), torch.from_numpy(labels).long()
-''',
-            '''def features_and_labels(table):
+""",
+            """def features_and_labels(table):
     labels = table[:, -1]
     if not np.all(labels == np.round(labels)):
         raise ValueError("not whole")
     return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.tensor(labels.copy(), dtype=torch.float32)
-''',
-            '''def features_and_labels(table):
+""",
+            """def features_and_labels(table):
     labels = table[:, -1].astype(np.float32)
     if not np.all(labels == np.round(labels)):
         raise ValueError("not whole")
     return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.from_numpy(labels.astype(np.int64))
-''',
-            '''def features_and_labels(table):
+""",
+            """def features_and_labels(table):
     labels = table[:, -1]
     if not np.all(labels == np.round(labels)):
         raise ValueError("not whole")
     table[:, -1] = 0
     return torch.tensor(table[:, :-1].copy(), dtype=torch.float32), torch.tensor(labels.copy()).long()
-''',
+""",
         ],
     },
 }

@@ -376,32 +376,32 @@ ITEMS = {
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'answer_default_device': {
-        'right': [
-            '''answer_default_device = " A "
-''',
+    "answer_default_device": {
+        "right": [
+            """answer_default_device = " A "
+""",
         ],
-        'wrong': [
-            '''answer_default_device = "C"
-''',
-        ],
-    },
-    'answer_to_returns_new': {
-        'right': [
-            '''answer_to_returns_new = 'B '
-''',
+        "wrong": [
+            """answer_default_device = "C"
+""",
         ],
     },
-    'answer_device_mismatch': {
-        'right': [
-            '''answer_device_mismatch = " b"
-''',
-            '''answer_device_mismatch = str('B')
-''',
+    "answer_to_returns_new": {
+        "right": [
+            """answer_to_returns_new = 'B '
+""",
         ],
     },
-    'pick_device': {
-        'right': [
+    "answer_device_mismatch": {
+        "right": [
+            """answer_device_mismatch = " b"
+""",
+            """answer_device_mismatch = str('B')
+""",
+        ],
+    },
+    "pick_device": {
+        "right": [
             '''import torch
 def pick_device():
     """The device this machine should compute on: the GPU when CUDA is available, else the CPU."""
@@ -423,19 +423,19 @@ def pick_device(prefer_gpu=True):
     return torch.device(name)
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 def pick_device():
     return "cuda" if torch.cuda.is_available() else "cpu"
-''',
-            '''import torch
+""",
+            """import torch
 def pick_device():
     return torch.device("cuda" if torch.cuda.is_available else "cpu")
-''',
+""",
         ],
     },
-    'move_batch': {
-        'right': [
+    "move_batch": {
+        "right": [
             '''import torch
 def move_batch(batch, device):
     """`batch` with every tensor moved to `device`, the containers rebuilt with the same types."""
@@ -474,8 +474,8 @@ def move_batch(batch, device, non_blocking=False):
     return batch
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 def move_batch(batch, device):
     if isinstance(batch, torch.Tensor):
         return batch.to(device)
@@ -490,8 +490,8 @@ def move_batch(batch, device):
     if isinstance(batch, tuple):
         return tuple(move_batch(v, device) for v in batch)
     return batch
-''',
-            '''import torch
+""",
+            """import torch
 def move_batch(batch, device):
     if isinstance(batch, torch.Tensor):
         return batch.to(device)
@@ -500,8 +500,8 @@ def move_batch(batch, device):
     if isinstance(batch, (list, tuple)):
         return [move_batch(v, device) for v in batch]
     return batch
-''',
-            '''import torch
+""",
+            """import torch
 def move_batch(batch, device):
     if isinstance(batch, dict):
         return {k: move_batch(v, device) for k, v in batch.items()}
@@ -510,11 +510,11 @@ def move_batch(batch, device):
     if isinstance(batch, tuple):
         return tuple(move_batch(v, device) for v in batch)
     return torch.as_tensor(batch).to(device) if isinstance(batch, (int, float, torch.Tensor)) else batch
-''',
+""",
         ],
     },
-    'same_device': {
-        'right': [
+    "same_device": {
+        "right": [
             '''def same_device(*tensors):
     """True when every tensor given lives on one device (also for zero or one tensor)."""
     return len({t.device for t in tensors}) <= 1
@@ -532,19 +532,19 @@ def move_batch(batch, device):
     return all(n == names[0] for n in names)
 ''',
         ],
-        'wrong': [
-            '''def same_device(*tensors):
+        "wrong": [
+            """def same_device(*tensors):
     return len({t.device for t in tensors}) == 1
-''',
-            '''def same_device(*tensors):
+""",
+            """def same_device(*tensors):
     if len(tensors) < 2:
         return True
     return tensors[0].device == tensors[1].device
-''',
+""",
         ],
     },
-    'add_on_device': {
-        'right': [
+    "add_on_device": {
+        "right": [
             '''def add_on_device(a, b):
     """`a + b` computed on `a`'s device, `b` copied there first when it lives elsewhere."""
     return a + b.to(a.device)
@@ -562,8 +562,8 @@ def add_on_device(a, b):
 ''',
         ],
     },
-    'find_misplaced': {
-        'right': [
+    "find_misplaced": {
+        "right": [
             '''import torch
 def find_misplaced(batch, device):
     """The paths (tuples of keys and indices) of the tensors in `batch` that are not on `device`."""
@@ -617,8 +617,8 @@ def find_misplaced(batch, device, _path=None):
     return result
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 def find_misplaced(batch, device):
     device = torch.device(device)
     found = []
@@ -634,8 +634,8 @@ def find_misplaced(batch, device):
                 walk(v, path + (i,))
     walk(batch, ())
     return found
-''',
-            '''import torch
+""",
+            """import torch
 def find_misplaced(batch, device):
     device = torch.device(device)
     found = []
@@ -653,8 +653,8 @@ def find_misplaced(batch, device):
         return [] if batch.device == device else [("",)]
     walk(batch, ())
     return found
-''',
-            '''import torch
+""",
+            """import torch
 def find_misplaced(batch, device):
     found = []
     def walk(node, path):
@@ -669,11 +669,11 @@ def find_misplaced(batch, device):
                 walk(v, path + (i,))
     walk(batch, ())
     return found
-''',
+""",
         ],
     },
-    'linear_on_param_device': {
-        'right': [
+    "linear_on_param_device": {
+        "right": [
             '''def linear_on_param_device(params, x):
     """`x @ weight.T + bias` for a linear layer's state dict, computed on the weight's device."""
     weight = params["weight"]
@@ -708,21 +708,21 @@ def linear_on_param_device(params, x):
     return layer(x.to(w.device))
 ''',
         ],
-        'wrong': [
-            '''def linear_on_param_device(params, x):
+        "wrong": [
+            """def linear_on_param_device(params, x):
     w = params["weight"].to(x.device)
     out = x @ w.T
     if "bias" in params:
         out = out + params["bias"].to(x.device)
     return out
-''',
-            '''def linear_on_param_device(params, x):
+""",
+            """def linear_on_param_device(params, x):
     w = params["weight"]
     out = x.to(w.device) @ w.T
     if "bias" in params:
         out = out + params["bias"].to(w.device)
     return out
-''',
+""",
         ],
     },
 }

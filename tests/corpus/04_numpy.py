@@ -319,32 +319,32 @@ ITEMS["answer_cuda_numpy"]["right"] += ['answer_cuda_numpy = chr(ord("A") + 1)\n
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'answer_shared_after_mutation': {
-        'right': [
-            '''answer_shared_after_mutation = "b"
-''',
-            '''answer_shared_after_mutation = "  B\\n"
-''',
+    "answer_shared_after_mutation": {
+        "right": [
+            """answer_shared_after_mutation = "b"
+""",
+            """answer_shared_after_mutation = "  B\\n"
+""",
         ],
     },
-    'answer_tensor_copies': {
-        'right': [
-            '''answer_tensor_copies = 'b'
-''',
-            '''answer_tensor_copies = " B"
-''',
+    "answer_tensor_copies": {
+        "right": [
+            """answer_tensor_copies = 'b'
+""",
+            """answer_tensor_copies = " B"
+""",
         ],
     },
-    'answer_cuda_numpy': {
-        'right': [
-            '''answer_cuda_numpy = "b "
-''',
-            '''answer_cuda_numpy = "ABCD"[1]
-''',
+    "answer_cuda_numpy": {
+        "right": [
+            """answer_cuda_numpy = "b "
+""",
+            """answer_cuda_numpy = "ABCD"[1]
+""",
         ],
     },
-    'numpy_to_tensor_shared': {
-        'right': [
+    "numpy_to_tensor_shared": {
+        "right": [
             '''import torch
 def numpy_to_tensor_shared(arr):
     """A tensor over `arr`'s own memory, so that changes to either show in both."""
@@ -361,19 +361,19 @@ def numpy_to_tensor_shared(arr):
     return torch.from_dlpack(arr)
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 def numpy_to_tensor_shared(arr):
     return torch.tensor(arr)
-''',
-            '''import torch
+""",
+            """import torch
 def numpy_to_tensor_shared(arr):
     return torch.asarray(arr)
-''',
+""",
         ],
     },
-    'numpy_to_tensor_copy': {
-        'right': [
+    "numpy_to_tensor_copy": {
+        "right": [
             '''import torch
 def numpy_to_tensor_copy(arr):
     """A tensor with `arr`'s values in memory of its own, so later changes to `arr` do not reach it."""
@@ -393,24 +393,24 @@ def numpy_to_tensor_copy(arr):
     return torch.tensor(arr.tolist(), dtype=dtype).reshape(arr.shape)
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 def numpy_to_tensor_copy(arr):
     return torch.from_numpy(arr)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 def numpy_to_tensor_copy(arr):
     return torch.tensor(np.ascontiguousarray(arr))
-''',
-            '''import torch
+""",
+            """import torch
 def numpy_to_tensor_copy(arr):
     return torch.tensor(arr)
-''',
+""",
         ],
     },
-    'tensor_to_numpy': {
-        'right': [
+    "tensor_to_numpy": {
+        "right": [
             '''def tensor_to_numpy(t):
     """`t` as a NumPy array: off the graph and in CPU memory first, because NumPy knows neither."""
     return t.detach().cpu().numpy()
@@ -428,15 +428,15 @@ def tensor_to_numpy(t, copy=True):
     return np.array(out, copy=True) if copy else out
 ''',
         ],
-        'wrong': [
-            '''def tensor_to_numpy(t):
+        "wrong": [
+            """def tensor_to_numpy(t):
     t.requires_grad_(False)
     return t.cpu().numpy()
-''',
+""",
         ],
     },
-    'to_model_input': {
-        'right': [
+    "to_model_input": {
+        "right": [
             '''import numpy as np
 import torch
 def to_model_input(arr, device):
@@ -462,25 +462,25 @@ def to_model_input(arr, device):
     return torch.tensor(arr.tolist(), dtype=torch.float32, device=device).reshape(arr.shape)
 ''',
         ],
-        'wrong': [
-            '''import numpy as np
+        "wrong": [
+            """import numpy as np
 import torch
 def to_model_input(arr, device):
     return torch.from_numpy(np.asarray(arr, dtype=np.float32)).to(device)
-''',
-            '''import torch
+""",
+            """import torch
 def to_model_input(arr, device):
     return torch.from_numpy(arr).float().to(device)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 def to_model_input(arr, device):
     return torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float32)).to(device)
-''',
+""",
         ],
     },
-    'images_to_batch': {
-        'right': [
+    "images_to_batch": {
+        "right": [
             '''import torch
 def images_to_batch(images, device):
     """uint8 images (N, H, W, C), 0 to 255, as a float32 batch (N, C, H, W) in [0, 1] on `device`."""
@@ -514,25 +514,25 @@ def images_to_batch(images, device):
     return torch.as_tensor(chw, device=device).float() / 255
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 def images_to_batch(images, device):
     n, h, w, c = images.shape
     return torch.from_numpy(images.copy()).float().div(255).reshape(n, c, h, w).to(device)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 import torch
 def images_to_batch(images, device):
     return torch.from_numpy(np.ascontiguousarray(images)).float().div(255).permute(0, 3, 1, 2).to(device)
-''',
-            '''import torch
+""",
+            """import torch
 def images_to_batch(images, device):
     return torch.from_numpy(images / 255.0).permute(0, 3, 1, 2).to(device)
-''',
+""",
         ],
     },
-    'batch_for_plotting': {
-        'right': [
+    "batch_for_plotting": {
+        "right": [
             '''def batch_for_plotting(x):
     """A (N, C, H, W) float tensor as the float32 NumPy array (N, H, W, C), clipped to [0, 1], for imshow."""
     return x.detach().cpu().float().permute(0, 2, 3, 1).clamp(0, 1).numpy()
@@ -559,18 +559,18 @@ def batch_for_plotting(x):
     return np.ascontiguousarray(y.permute(0, 2, 3, 1).numpy())
 ''',
         ],
-        'wrong': [
-            '''def batch_for_plotting(x):
+        "wrong": [
+            """def batch_for_plotting(x):
     n, c, h, w = x.shape
     return x.detach().cpu().float().reshape(n, h, w, c).clamp(0, 1).numpy()
-''',
-            '''def batch_for_plotting(x):
+""",
+            """def batch_for_plotting(x):
     return x.detach().cpu().float().permute(0, 2, 3, 1).clamp_(0, 1).numpy()
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 def batch_for_plotting(x):
     return x.detach().cpu().permute(0, 2, 3, 1).clamp(0, 1).numpy().astype(np.float32)
-''',
+""",
         ],
     },
 }

@@ -260,7 +260,6 @@ def flatten_images(x):
     rows = [(b - a[i]).pow(2).sum(dim=1).sqrt() for i in range(a.shape[0])]
     return torch.stack(rows) if rows else a.new_zeros(0, b.shape[0])''',
             # the numbers are right, but torch.cdist is the call the task rules out
-
             '''def pairwise_distances(a, b):
     """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
     return torch.cdist(a, b)''',
@@ -285,119 +284,119 @@ def flatten_images(x):
     "image_patches": {
         "wrong": [
             # A plain reshape regroups memory: each "patch" is a run of neighbouring pixels of one row.
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
-    return x.reshape(B, (H // p) * (W // p), C * p * p)''',
+    return x.reshape(B, (H // p) * (W // p), C * p * p)""",
             # view after permute: the permuted tensor is not contiguous.
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 1, 3, 5)
-    return patches.view(B, (H // p) * (W // p), C * p * p)''',
+    return patches.view(B, (H // p) * (W // p), C * p * p)""",
             # -1 cannot be worked out for an empty batch.
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 1, 3, 5)
-    return patches.reshape(B, -1, C * p * p)''',
+    return patches.reshape(B, -1, C * p * p)""",
             # The channel last inside each patch: (row, column, channel) instead of (channel, row, column).
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 3, 5, 1)
-    return patches.reshape(B, (H // p) * (W // p), C * p * p)''',
+    return patches.reshape(B, (H // p) * (W // p), C * p * p)""",
             # Patches numbered column by column.
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     patches = x.reshape(B, C, H // p, p, W // p, p).permute(0, 4, 2, 1, 3, 5)
-    return patches.reshape(B, (H // p) * (W // p), C * p * p)''',
+    return patches.reshape(B, (H // p) * (W // p), C * p * p)""",
             # unfold gives (B, C*p*p, L): the two last dimensions are the wrong way round.
-            '''def image_patches(x, p):
-    return torch.nn.functional.unfold(x, kernel_size=p, stride=p)''',
+            """def image_patches(x, p):
+    return torch.nn.functional.unfold(x, kernel_size=p, stride=p)""",
         ],
         "right": [
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     blocks = x.unfold(2, p, p).unfold(3, p, p)  # (B, C, H // p, W // p, p, p)
-    return blocks.permute(0, 2, 3, 1, 4, 5).reshape(B, (H // p) * (W // p), C * p * p)''',
-            '''def image_patches(x, p):
-    return torch.nn.functional.unfold(x, kernel_size=p, stride=p).transpose(1, 2)''',
+    return blocks.permute(0, 2, 3, 1, 4, 5).reshape(B, (H // p) * (W // p), C * p * p)""",
+            """def image_patches(x, p):
+    return torch.nn.functional.unfold(x, kernel_size=p, stride=p).transpose(1, 2)""",
             # One patch at a time, stacked along a new dimension 1.
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     patches = [x[:, :, i * p:(i + 1) * p, j * p:(j + 1) * p].flatten(1)
                for i in range(H // p) for j in range(W // p)]
-    return torch.stack(patches, dim=1)''',
-            '''def image_patches(x, p):
+    return torch.stack(patches, dim=1)""",
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     split = x.contiguous().view(B, C, H // p, p, W // p, p)
-    return split.permute(0, 2, 4, 1, 3, 5).contiguous().view(B, (H // p) * (W // p), C * p * p)''',
+    return split.permute(0, 2, 4, 1, 3, 5).contiguous().view(B, (H // p) * (W // p), C * p * p)""",
             # Rows of patches first, then columns.
-            '''def image_patches(x, p):
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     rows = x.reshape(B, C, H // p, p, W).permute(0, 2, 1, 3, 4)  # (B, H // p, C, p, W)
     cells = rows.reshape(B, H // p, C, p, W // p, p).permute(0, 1, 4, 2, 3, 5)  # (B, H // p, W // p, C, p, p)
-    return cells.reshape(B, (H // p) * (W // p), C * p * p)''',
-            '''def image_patches(x, p):
+    return cells.reshape(B, (H // p) * (W // p), C * p * p)""",
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     split = x.reshape(B, C, H // p, p, W // p, p)
-    return torch.einsum("bcipjq->bijcpq", split).reshape(B, (H // p) * (W // p), C * p * p)''',
+    return torch.einsum("bcipjq->bijcpq", split).reshape(B, (H // p) * (W // p), C * p * p)""",
         ],
     },
     "mean_squared_error": {
         "wrong": [
             # The bug itself: (N, 1) - (N,) broadcasts to (N, N).
-            '''def mean_squared_error(pred, target):
-    return ((pred - target) ** 2).mean()''',
+            """def mean_squared_error(pred, target):
+    return ((pred - target) ** 2).mean()""",
             # mse_loss warns about the sizes, then broadcasts all the same.
-            '''def mean_squared_error(pred, target):
-    return torch.nn.functional.mse_loss(pred, target)''',
+            """def mean_squared_error(pred, target):
+    return torch.nn.functional.mse_loss(pred, target)""",
             # Fixes pred only: a (N, 1) target still broadcasts.
-            '''def mean_squared_error(pred, target):
-    return ((pred.reshape(-1) - target) ** 2).mean()''',
+            """def mean_squared_error(pred, target):
+    return ((pred.reshape(-1) - target) ** 2).mean()""",
             # A Python float, not a 0-d tensor.
-            '''def mean_squared_error(pred, target):
-    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).mean().item()''',
+            """def mean_squared_error(pred, target):
+    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).mean().item()""",
             # The sum, not the mean.
-            '''def mean_squared_error(pred, target):
-    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).sum()''',
+            """def mean_squared_error(pred, target):
+    return ((pred.reshape(-1) - target.reshape(-1)) ** 2).sum()""",
             # The mean of the errors before squaring.
-            '''def mean_squared_error(pred, target):
-    return (pred.reshape(-1) - target.reshape(-1)).mean() ** 2''',
+            """def mean_squared_error(pred, target):
+    return (pred.reshape(-1) - target.reshape(-1)).mean() ** 2""",
         ],
         "right": [
-            '''def mean_squared_error(pred, target):
-    return torch.nn.functional.mse_loss(pred.view(-1), target.view(-1))''',
-            '''def mean_squared_error(pred, target):
-    return torch.mean((pred.squeeze() - target.squeeze()) ** 2)''',
-            '''def mean_squared_error(pred, target):
+            """def mean_squared_error(pred, target):
+    return torch.nn.functional.mse_loss(pred.view(-1), target.view(-1))""",
+            """def mean_squared_error(pred, target):
+    return torch.mean((pred.squeeze() - target.squeeze()) ** 2)""",
+            """def mean_squared_error(pred, target):
     diff = pred.flatten() - target.flatten()
-    return (diff * diff).sum() / diff.numel()''',
+    return (diff * diff).sum() / diff.numel()""",
             # Defensive: both must hold one number per example.
-            '''def mean_squared_error(pred, target):
+            """def mean_squared_error(pred, target):
     if pred.numel() != target.numel():
         raise ValueError(f"pred has {pred.numel()} numbers but target has {target.numel()}")
     diff = pred.reshape(target.shape) - target
-    return diff.pow(2).mean()''',
-            '''def mean_squared_error(pred, target):
-    return torch.mean((pred.view(-1, 1) - target.view(-1, 1)) ** 2)''',
+    return diff.pow(2).mean()""",
+            """def mean_squared_error(pred, target):
+    return torch.mean((pred.view(-1, 1) - target.view(-1, 1)) ** 2)""",
         ],
     },
     "answer_broadcast_shape": {
         "wrong": [
-            '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = (4, 3)''',
-            '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = (1, 4)''',
-            '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = (3, 1, 4)''',
+            """# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = (4, 3)""",
+            """# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = (1, 4)""",
+            """# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = (3, 1, 4)""",
         ],
         "right": [
-            '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = (3, 4)''',
-            '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = [3, 4]''',
-            '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = (torch.zeros(3, 1) + torch.zeros(1, 4)).shape''',
-            '''# A tuple of ints, for example (2, 5).
-answer_broadcast_shape = tuple(torch.broadcast_shapes((3, 1), (1, 4)))''',
+            """# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = (3, 4)""",
+            """# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = [3, 4]""",
+            """# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = (torch.zeros(3, 1) + torch.zeros(1, 4)).shape""",
+            """# A tuple of ints, for example (2, 5).
+answer_broadcast_shape = tuple(torch.broadcast_shapes((3, 1), (1, 4)))""",
         ],
     },
     "answer_view_after_transpose": {
@@ -412,8 +411,8 @@ answer_view_after_transpose = "B"''',
         "right": [
             '''# One upper-case letter as a string, for example "A".
 answer_view_after_transpose = "C"''',
-            '''# One upper-case letter as a string, for example "A".
-answer_view_after_transpose = "ABCD"[2]''',
+            """# One upper-case letter as a string, for example "A".
+answer_view_after_transpose = "ABCD"[2]""",
             '''# One upper-case letter as a string, for example "A".
 answer_view_after_transpose = "c"''',
         ],
@@ -426,8 +425,8 @@ ITEMS["answer_view_after_transpose"]["right"] += ['answer_view_after_transpose =
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'flatten_images': {
-        'right': [
+    "flatten_images": {
+        "right": [
             '''def flatten_images(x):
     """(B, C, H, W) to (B, C*H*W), row-major, whatever the memory layout of x."""
     return x.flatten(1)
@@ -444,61 +443,61 @@ def flatten_images(x):
     return x.contiguous().view(b, c * h * w).clone()
 ''',
         ],
-        'wrong': [
-            '''def flatten_images(x):
+        "wrong": [
+            """def flatten_images(x):
     return x.view(x.shape[0], -1)
-''',
-            '''def flatten_images(x):
+""",
+            """def flatten_images(x):
     return x.permute(0, 2, 3, 1).reshape(x.shape[0], -1)
-''',
-            '''def flatten_images(x):
+""",
+            """def flatten_images(x):
     return x.reshape(x.shape[0], -1)
-''',
+""",
         ],
     },
-    'answer_view_after_transpose': {
-        'right': [
-            '''answer_view_after_transpose = "C"
-''',
-            '''answer_view_after_transpose = "c"
-''',
-            '''answer_view_after_transpose = " C "
-''',
+    "answer_view_after_transpose": {
+        "right": [
+            """answer_view_after_transpose = "C"
+""",
+            """answer_view_after_transpose = "c"
+""",
+            """answer_view_after_transpose = " C "
+""",
         ],
-        'wrong': [
-            '''answer_view_after_transpose = "A"
-''',
-            '''answer_view_after_transpose = "D"
-''',
+        "wrong": [
+            """answer_view_after_transpose = "A"
+""",
+            """answer_view_after_transpose = "D"
+""",
         ],
     },
-    'answer_broadcast_shape': {
-        'right': [
-            '''answer_broadcast_shape = (3, 4)
-''',
-            '''answer_broadcast_shape = [3, 4]
-''',
-            '''import torch
+    "answer_broadcast_shape": {
+        "right": [
+            """answer_broadcast_shape = (3, 4)
+""",
+            """answer_broadcast_shape = [3, 4]
+""",
+            """import torch
 answer_broadcast_shape = torch.Size([3, 4])
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 answer_broadcast_shape = (np.int64(3), np.int64(4))
-''',
-            '''import torch
+""",
+            """import torch
 answer_broadcast_shape = tuple((torch.zeros(3, 1) + torch.zeros(1, 4)).shape)
-''',
+""",
         ],
-        'wrong': [
-            '''answer_broadcast_shape = (4, 3)
-''',
-            '''answer_broadcast_shape = (3, 1, 4)
-''',
-            '''answer_broadcast_shape = (3.0, 4.0)
-''',
+        "wrong": [
+            """answer_broadcast_shape = (4, 3)
+""",
+            """answer_broadcast_shape = (3, 1, 4)
+""",
+            """answer_broadcast_shape = (3.0, 4.0)
+""",
         ],
     },
-    'to_channels_last': {
-        'right': [
+    "to_channels_last": {
+        "right": [
             '''def to_channels_last(x):
     """(B, C, H, W) to (B, H, W, C): out[b, h, w, c] == x[b, c, h, w]."""
     return x.permute(0, 2, 3, 1)
@@ -513,18 +512,18 @@ def to_channels_last(x):
     return x.transpose(1, 3).transpose(1, 2).clone()
 ''',
         ],
-        'wrong': [
-            '''def to_channels_last(x):
+        "wrong": [
+            """def to_channels_last(x):
     b, c, h, w = x.shape
     return x.reshape(b, h, w, c)
-''',
-            '''def to_channels_last(x):
+""",
+            """def to_channels_last(x):
     return x.permute(0, 3, 2, 1)
-''',
+""",
         ],
     },
-    'image_patches': {
-        'right': [
+    "image_patches": {
+        "right": [
             '''def image_patches(x, p):
     """(B, C, H, W) to (B, (H//p)*(W//p), C*p*p): each image's p x p patches, row by row, each flattened."""
     B, C, H, W = x.shape
@@ -563,29 +562,29 @@ def image_patches(x, p):
     return F.pixel_unshuffle(x, p).reshape(B, C * p * p, (H // p) * (W // p)).transpose(1, 2)
 ''',
         ],
-        'wrong': [
-            '''def image_patches(x, p):
+        "wrong": [
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     split = x.reshape(B, C, H // p, p, W // p, p)
     moved = split.permute(0, 2, 4, 3, 5, 1)
     return moved.reshape(B, (H // p) * (W // p), C * p * p)
-''',
-            '''def image_patches(x, p):
+""",
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     split = x.reshape(B, C, H // p, p, W // p, p)
     moved = split.permute(0, 4, 2, 1, 3, 5)
     return moved.reshape(B, (H // p) * (W // p), C * p * p)
-''',
-            '''def image_patches(x, p):
+""",
+            """def image_patches(x, p):
     B, C, H, W = x.shape
     split = x.reshape(B, C, H // p, p, W // p, p)
     moved = split.permute(0, 2, 4, 1, 3, 5)
     return moved.reshape(B, -1, C * p * p)
-''',
+""",
         ],
     },
-    'center_rows': {
-        'right': [
+    "center_rows": {
+        "right": [
             '''def center_rows(x):
     """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
     return x - x.mean(dim=1, keepdim=True)
@@ -602,21 +601,21 @@ def center_rows(x):
     return out
 ''',
         ],
-        'wrong': [
-            '''def center_rows(x):
+        "wrong": [
+            """def center_rows(x):
     return x - x.mean(dim=1)
-''',
-            '''def center_rows(x):
+""",
+            """def center_rows(x):
     x -= x.mean(dim=1, keepdim=True)
     return x
-''',
-            '''def center_rows(x):
+""",
+            """def center_rows(x):
     return x - x.mean()
-''',
+""",
         ],
     },
-    'normalize_channels': {
-        'right': [
+    "normalize_channels": {
+        "right": [
             '''def normalize_channels(x):
     """(x - mean) / (std + 1e-5) with per-channel mean and population std over dims 0, 2, 3."""
     mean = x.mean(dim=(0, 2, 3), keepdim=True)
@@ -647,31 +646,31 @@ def normalize_channels(x):
     return (x - mean).div(std.add(1e-5))
 ''',
         ],
-        'wrong': [
-            '''def normalize_channels(x):
+        "wrong": [
+            """def normalize_channels(x):
     mean = x.mean(dim=(0, 2, 3), keepdim=True)
     std = x.std(dim=(0, 2, 3), keepdim=True)
     return (x - mean) / (std + 1e-5)
-''',
-            '''def normalize_channels(x):
+""",
+            """def normalize_channels(x):
     mean = x.mean(dim=(2, 3), keepdim=True)
     std = x.std(dim=(2, 3), correction=0, keepdim=True)
     return (x - mean) / (std + 1e-5)
-''',
-            '''def normalize_channels(x):
+""",
+            """def normalize_channels(x):
     mean = x.mean(dim=(0, 2, 3), keepdim=True)
     std = x.std(dim=(0, 2, 3), correction=0, keepdim=True)
     return (x - mean) / std + 1e-5
-''',
-            '''def normalize_channels(x):
+""",
+            """def normalize_channels(x):
     mean = x.mean(dim=(0, 2, 3), keepdim=True)
     var = x.var(dim=(0, 2, 3), correction=0, keepdim=True)
     return (x - mean) / (var + 1e-5).sqrt()
-''',
+""",
         ],
     },
-    'pairwise_distances': {
-        'right': [
+    "pairwise_distances": {
+        "right": [
             '''def pairwise_distances(a, b):
     """The (N, M) Euclidean distances between the rows of a (N, D) and the rows of b (M, D)."""
     diff = a[:, None, :] - b[None, :, :]
@@ -694,22 +693,22 @@ def pairwise_distances(a, b):
     return torch.sqrt(torch.einsum("nmd,nmd->nm", diff, diff))
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 def pairwise_distances(a, b):
     rows = [((a[i] - b) ** 2).sum(dim=-1).sqrt() for i in range(a.shape[0])]
     if not rows:
         return a.new_zeros(0, b.shape[0])
     return torch.stack(rows)
-''',
-            '''def pairwise_distances(a, b):
+""",
+            """def pairwise_distances(a, b):
     diff = a[:, None, :] - b[None, :, :]
     return (diff * diff).sum(dim=-1)
-''',
-            '''import torch
+""",
+            """import torch
 def pairwise_distances(a, b):
     return torch.cdist(a.float(), b.float())
-''',
+""",
             # the numbers are right, but torch.cdist is the call the task rules out
             '''import torch
 def pairwise_distances(a, b):
@@ -718,8 +717,8 @@ def pairwise_distances(a, b):
 ''',
         ],
     },
-    'mean_squared_error': {
-        'right': [
+    "mean_squared_error": {
+        "right": [
             '''def mean_squared_error(pred, target):
     """The mean over N examples of (pred[i] - target[i]) ** 2, whether each input is (N,) or (N, 1)."""
     return ((pred.reshape(-1) - target.reshape(-1)) ** 2).mean()
@@ -748,13 +747,13 @@ def mean_squared_error(pred, target):
     return torch.mean(torch.square(pred.view(-1) - target.view(-1)))
 ''',
         ],
-        'wrong': [
-            '''def mean_squared_error(pred, target):
+        "wrong": [
+            """def mean_squared_error(pred, target):
     return ((pred.detach().reshape(-1) - target.reshape(-1)) ** 2).mean()
-''',
-            '''def mean_squared_error(pred, target):
+""",
+            """def mean_squared_error(pred, target):
     return ((pred.reshape(-1).float() - target.reshape(-1).float()) ** 2).mean()
-''',
+""",
         ],
     },
 }
@@ -765,15 +764,40 @@ for _item, _table in MORE.items():
 
 # Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
 # misconception, each right answer the key written another well-formed way.
-ITEMS['answer_broadcast_empty'] = {
+ITEMS["answer_broadcast_empty"] = {
     "wrong": ['answer_broadcast_empty = "A"\n', 'answer_broadcast_empty = "C"\n', 'answer_broadcast_empty = "D"\n'],
-    "right": ['answer_broadcast_empty = "B"\n', 'answer_broadcast_empty = "b"\n', 'answer_broadcast_empty = " B "\n', '# a 0 against a 1 gives 0; add_ keeps a\'s shape\nanswer_broadcast_empty = "B"\n'],
+    "right": [
+        'answer_broadcast_empty = "B"\n',
+        'answer_broadcast_empty = "b"\n',
+        'answer_broadcast_empty = " B "\n',
+        '# a 0 against a 1 gives 0; add_ keeps a\'s shape\nanswer_broadcast_empty = "B"\n',
+    ],
 }
-ITEMS['answer_reduce_shape'] = {
-    "wrong": ['answer_reduce_shape = (5,)\n', 'answer_reduce_shape = (4, 6)\n', 'answer_reduce_shape = (1, 1, 1)\n', 'answer_reduce_shape = (4, 1, 6)\n'],
-    "right": ['answer_reduce_shape = (1, 5, 1)\n', 'answer_reduce_shape = [1, 5, 1]\n', 'answer_reduce_shape = torch.Size([1, 5, 1])\n', 'answer_reduce_shape = tuple(torch.zeros(4, 5, 6).sum(dim=(0, 2), keepdim=True).shape)\n'],
+ITEMS["answer_reduce_shape"] = {
+    "wrong": [
+        "answer_reduce_shape = (5,)\n",
+        "answer_reduce_shape = (4, 6)\n",
+        "answer_reduce_shape = (1, 1, 1)\n",
+        "answer_reduce_shape = (4, 1, 6)\n",
+    ],
+    "right": [
+        "answer_reduce_shape = (1, 5, 1)\n",
+        "answer_reduce_shape = [1, 5, 1]\n",
+        "answer_reduce_shape = torch.Size([1, 5, 1])\n",
+        "answer_reduce_shape = tuple(torch.zeros(4, 5, 6).sum(dim=(0, 2), keepdim=True).shape)\n",
+    ],
 }
-ITEMS['answer_matmul_batch_shape'] = {
-    "wrong": ['answer_matmul_batch_shape = (5, 1, 4, 6)\n', 'answer_matmul_batch_shape = (2, 5, 4, 6)\n', 'answer_matmul_batch_shape = (5, 2, 3, 3)\n', 'answer_matmul_batch_shape = (10, 4, 6)\n'],
-    "right": ['answer_matmul_batch_shape = (5, 2, 4, 6)\n', 'answer_matmul_batch_shape = [5, 2, 4, 6]\n', 'answer_matmul_batch_shape = torch.Size([5, 2, 4, 6])\n', 'answer_matmul_batch_shape = tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape)\n'],
+ITEMS["answer_matmul_batch_shape"] = {
+    "wrong": [
+        "answer_matmul_batch_shape = (5, 1, 4, 6)\n",
+        "answer_matmul_batch_shape = (2, 5, 4, 6)\n",
+        "answer_matmul_batch_shape = (5, 2, 3, 3)\n",
+        "answer_matmul_batch_shape = (10, 4, 6)\n",
+    ],
+    "right": [
+        "answer_matmul_batch_shape = (5, 2, 4, 6)\n",
+        "answer_matmul_batch_shape = [5, 2, 4, 6]\n",
+        "answer_matmul_batch_shape = torch.Size([5, 2, 4, 6])\n",
+        "answer_matmul_batch_shape = tuple((torch.zeros(5, 1, 4, 3) @ torch.zeros(2, 3, 6)).shape)\n",
+    ],
 }

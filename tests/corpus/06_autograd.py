@@ -283,11 +283,11 @@ def predict(model, x):
             "answer_seed_weight_grad = [[1.0 + 3.0], [2.0 + 4.0]]  # column sums of x\n",
             "answer_seed_weight_grad = torch.tensor([[4.0], [6.0]])  # a tensor of the right values\n",
             "answer_seed_weight_grad = ((4, ), (6, ))  # ints in tuples mean the same numbers\n",
-            '''_x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+            """_x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 _w = torch.tensor([[0.5], [0.5]], requires_grad=True)
 (_x @ _w).sum().backward()
 answer_seed_weight_grad = _w.grad.tolist()
-''',
+""",
         ],
     },
     "answer_backward_twice": {
@@ -326,10 +326,10 @@ answer_seed_weight_grad = _w.grad.tolist()
             "answer_vjp_grad = [4.0, -2.0, -8.0]\n",
             "answer_vjp_grad = (4, -2, -8)\n",
             "answer_vjp_grad = [6 * 1 - 2, 6 * 0 - 2, 6 * -1 - 2]  # total * v[j] + (x[0] - x[2])\n",
-            '''_x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            """_x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (_x * _x.sum()).backward(gradient=torch.tensor([1.0, 0.0, -1.0]))
 answer_vjp_grad = _x.grad
-''',
+""",
         ],
     },
     "answer_loop_grad": {
@@ -717,66 +717,66 @@ ITEMS["answer_loop_grad"]["right"] += ['answer_loop_grad = "".join(["A"])\n']
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'answer_seed_weight_grad': {
-        'right': [
-            '''answer_seed_weight_grad = ((4,), (6,))''',
-            '''import torch
-answer_seed_weight_grad = torch.tensor([[4.0], [6.0]])''',
-            '''import numpy as np
-answer_seed_weight_grad = np.array([[4.0], [6.0]])''',
+    "answer_seed_weight_grad": {
+        "right": [
+            """answer_seed_weight_grad = ((4,), (6,))""",
+            """import torch
+answer_seed_weight_grad = torch.tensor([[4.0], [6.0]])""",
+            """import numpy as np
+answer_seed_weight_grad = np.array([[4.0], [6.0]])""",
         ],
-        'wrong': [
-            '''answer_seed_weight_grad = [[3.0], [7.0]]''',
-            '''answer_seed_weight_grad = [[0.5], [0.5]]''',
+        "wrong": [
+            """answer_seed_weight_grad = [[3.0], [7.0]]""",
+            """answer_seed_weight_grad = [[0.5], [0.5]]""",
         ],
     },
-    'answer_backward_twice': {
-        'right': [
+    "answer_backward_twice": {
+        "right": [
             '''answer_backward_twice = " c "''',
-            '''answer_backward_twice = 'C'
-''',
+            """answer_backward_twice = 'C'
+""",
         ],
     },
-    'answer_vjp_grad': {
-        'right': [
-            '''import torch
+    "answer_vjp_grad": {
+        "right": [
+            """import torch
 _x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 _y = _x * _x.sum()
 _y.backward(gradient=torch.tensor([1.0, 0.0, -1.0]))
-answer_vjp_grad = _x.grad''',
+answer_vjp_grad = _x.grad""",
         ],
-        'wrong': [
-            '''answer_vjp_grad = [6.0, 0.0, -6.0]''',
-            '''answer_vjp_grad = [2.0, 0.0, -2.0]''',
+        "wrong": [
+            """answer_vjp_grad = [6.0, 0.0, -6.0]""",
+            """answer_vjp_grad = [2.0, 0.0, -2.0]""",
         ],
     },
-    'answer_loop_grad': {
-        'right': [
+    "answer_loop_grad": {
+        "right": [
             '''answer_loop_grad = "A "''',
         ],
     },
-    'answer_no_grad_purpose': {
-        'right': [
+    "answer_no_grad_purpose": {
+        "right": [
             "answer_no_grad_purpose = 'd'",
-            '''answer_no_grad_purpose = str("D")''',
+            """answer_no_grad_purpose = str("D")""",
         ],
     },
-    'linear_weight_grad': {
-        'right': [
-            '''import torch
+    "linear_weight_grad": {
+        "right": [
+            """import torch
 def linear_weight_grad(x, w):
     x = x.detach()
     col = x.reshape(-1, x.shape[-1]).sum(dim=0)
     return col if w.dim() == 1 else col.unsqueeze(-1).expand_as(w)
-''',
-            '''import torch
+""",
+            """import torch
 def linear_weight_grad(x, w):
     wl = w.detach().clone().requires_grad_(True)
     with torch.enable_grad():
         out = x.detach() @ wl
         (g,) = torch.autograd.grad(out, wl, grad_outputs=torch.ones_like(out))
     return g
-''',
+""",
             '''def linear_weight_grad(x, w):
     """The gradient of (x @ w).sum() with respect to w, computed without touching x, w or w.grad."""
     w_copy = w.detach().clone().requires_grad_(True)
@@ -784,14 +784,14 @@ def linear_weight_grad(x, w):
         (g,) = torch.autograd.grad((x.detach() @ w_copy).sum(), w_copy)
     return g
 ''',
-            '''def linear_weight_grad(x, w):
+            """def linear_weight_grad(x, w):
     leaf = w.detach().clone()
     leaf.requires_grad = True
     out = torch.matmul(x.detach(), leaf).sum()
     out.backward()
     return leaf.grad
-''',
-            '''import torch
+""",
+            """import torch
 def linear_weight_grad(x, w):
     x = x.detach()
     col = x.reshape(-1, x.shape[-1]).sum(dim=0)  # (D,)
@@ -800,39 +800,39 @@ def linear_weight_grad(x, w):
     else:
         g = col.unsqueeze(1).expand(w.shape[0], w.shape[1])
     return g.to(dtype=torch.result_type(x, w.detach())).clone().contiguous()
-''',
-            '''import torch
+""",
+            """import torch
 def linear_weight_grad(x, w, **unused):
     xd = x.detach()
     return torch.func.grad(lambda ww: (xd @ ww).sum())(w.detach())
-''',
+""",
         ],
-        'wrong': [
-            '''def linear_weight_grad(x, w):
+        "wrong": [
+            """def linear_weight_grad(x, w):
     w.requires_grad_(True)
     (x @ w).sum().backward()
     return w.grad
-''',
-            '''def linear_weight_grad(x, w):
+""",
+            """def linear_weight_grad(x, w):
     wc = w.clone().requires_grad_(True) if not w.requires_grad else w.clone()
     wc.retain_grad()
     (x @ wc).sum().backward()
     return wc.grad
-''',
-            '''def linear_weight_grad(x, w):
+""",
+            """def linear_weight_grad(x, w):
     return x.sum(dim=0, keepdim=True).T
-''',
+""",
         ],
     },
-    'grad_of': {
-        'right': [
+    "grad_of": {
+        "right": [
             '''def grad_of(f, x):
     """The gradient of the scalar function f at x, shaped like x; x itself is left as it was."""
     xc = x.detach().clone().requires_grad_(True)
     (g,) = torch.autograd.grad(f(xc), xc)
     return g
 ''',
-            '''import torch
+            """import torch
 def grad_of(f, x):
     with torch.enable_grad():
         leaf = x.detach().clone()
@@ -840,8 +840,8 @@ def grad_of(f, x):
         out = f(leaf)
         out.backward()
     return leaf.grad.detach()
-''',
-            '''import torch
+""",
+            """import torch
 def grad_of(f, x):
     leaf = x.detach().clone().requires_grad_(True)
     with torch.enable_grad():
@@ -850,36 +850,35 @@ def grad_of(f, x):
         return torch.zeros_like(leaf, requires_grad=False)
     (g,) = torch.autograd.grad(out, [leaf], allow_unused=True)
     return torch.zeros_like(x.detach()) if g is None else g
-''',
+""",
         ],
-        'wrong': [
+        "wrong": [
             # torch.autograd.functional.jacobian on a copy: ruled out by the task
-            '''import torch
+            """import torch
 def grad_of(f, x):
     return torch.autograd.functional.jacobian(f, x.detach().clone())
-''',
-            '''def grad_of(f, x):
+""",
+            """def grad_of(f, x):
     x.requires_grad_(True)
     f(x).backward()
     return x.grad
-''',
-            '''def grad_of(f, x):
+""",
+            """def grad_of(f, x):
     xc = x.detach().clone().requires_grad_(True)
     (g,) = torch.autograd.grad(f(xc), xc, create_graph=True)
     return g
-''',
+""",
             # torch.func.grad on a copy: the transform the task rules out
-
-            '''import torch
+            """import torch
 def grad_of(f, x):
     x0 = x.detach().clone()
     return torch.func.grad(f)(x0)
-''',
+""",
         ],
     },
-    'tanh_layer_vjp': {
-        'right': [
-            '''import torch
+    "tanh_layer_vjp": {
+        "right": [
+            """import torch
 def tanh_layer_vjp(x, w, v):
     dt = x.dtype
     x64, w64, v64 = (t.detach().to(torch.float64) for t in (x, w, v))
@@ -887,7 +886,7 @@ def tanh_layer_vjp(x, w, v):
     g = v64 * (1 - y ** 2)
     gw = x64.T @ g if x.shape[0] > 0 else torch.zeros_like(w64)
     return (g @ w64.T).to(dt), gw.to(dt)
-''',
+""",
             '''def tanh_layer_vjp(x, w, v):
     """(grad_x, grad_w): the vector-Jacobian product of y = tanh(x @ w) with v, for x and for w."""
     xc = x.detach().clone().requires_grad_(True)
@@ -897,15 +896,15 @@ def tanh_layer_vjp(x, w, v):
         gx, gw = torch.autograd.grad(y, (xc, wc), grad_outputs=v.detach())
     return gx, gw
 ''',
-            '''import torch
+            """import torch
 def tanh_layer_vjp(x, w, v):
     with torch.no_grad():
         x, w, v = x.detach(), w.detach(), v.detach()
         y = torch.tanh(x @ w)
         g = v * (1 - y * y)
         return g @ w.T, x.T @ g
-''',
-            '''import torch
+""",
+            """import torch
 def tanh_layer_vjp(x, w, v):
     xl = x.detach().clone()
     wl = w.detach().clone()
@@ -916,8 +915,8 @@ def tanh_layer_vjp(x, w, v):
     gx = xl.grad if xl.grad is not None else torch.zeros_like(xl)
     gw = wl.grad if wl.grad is not None else torch.zeros_like(wl)
     return [gx.detach(), gw.detach()]
-''',
-            '''import torch
+""",
+            """import torch
 def tanh_layer_vjp(x, w, v):
     x, w, v = x.detach(), w.detach(), v.detach()
     y = torch.tanh(torch.einsum("nd,dk->nk", x, w))
@@ -925,41 +924,41 @@ def tanh_layer_vjp(x, w, v):
     grad_x = torch.einsum("nk,dk->nd", g, w)
     grad_w = torch.einsum("nd,nk->dk", x, g)
     return (grad_x, grad_w)
-''',
+""",
         ],
-        'wrong': [
-            '''def tanh_layer_vjp(x, w, v):
+        "wrong": [
+            """def tanh_layer_vjp(x, w, v):
     x, w, v = x.detach(), w.detach(), v.detach()
     return v @ w.T, x.T @ v
-''',
-            '''def tanh_layer_vjp(x, w, v):
+""",
+            """def tanh_layer_vjp(x, w, v):
     x, w, v = x.detach(), w.detach(), v.detach()
     y = torch.tanh(x @ w)
     g = v * (1 - y * y)
     return x.T @ g, g @ w.T
-''',
-            '''def tanh_layer_vjp(x, w, v):
+""",
+            """def tanh_layer_vjp(x, w, v):
     x.requires_grad_(True)
     w.requires_grad_(True)
     torch.tanh(x @ w).backward(gradient=v)
     return x.grad, w.grad
-''',
+""",
         ],
     },
-    'binarize_straight_through': {
-        'right': [
-            '''import torch
+    "binarize_straight_through": {
+        "right": [
+            """import torch
 def binarize_straight_through(x):
     inside = (x > -1) & (x < 1)
     t = torch.where(inside, x, x.detach())
     return t - t.detach() + torch.sign(x.detach())
-''',
+""",
             '''def binarize_straight_through(x):
     """torch.sign(x) in the forward pass; the gradient of x.clamp(-1, 1) in the backward pass."""
     clamped = x.clamp(-1, 1)
     return clamped + (torch.sign(x) - clamped).detach()
 ''',
-            '''import torch
+            """import torch
 
 class _SignSTE(torch.autograd.Function):
     @staticmethod
@@ -976,34 +975,34 @@ class _SignSTE(torch.autograd.Function):
 
 def binarize_straight_through(x):
     return _SignSTE.apply(x)
-''',
-            '''import torch
+""",
+            """import torch
 import torch.nn.functional as F
 def binarize_straight_through(x):
     soft = F.hardtanh(x)
     return torch.sign(x).detach() + (soft - soft.detach())
-''',
-            '''import torch
+""",
+            """import torch
 def binarize_straight_through(x):
     c = torch.clamp(x, min=-1.0, max=1.0)
     return torch.where(torch.ones_like(x, dtype=torch.bool), c - c.detach(), c) + x.sign().detach()
-''',
+""",
         ],
-        'wrong': [
-            '''def binarize_straight_through(x):
+        "wrong": [
+            """def binarize_straight_through(x):
     return torch.sign(x)
-''',
-            '''def binarize_straight_through(x):
+""",
+            """def binarize_straight_through(x):
     return x + (torch.sign(x) - x).detach()
-''',
-            '''def binarize_straight_through(x):
+""",
+            """def binarize_straight_through(x):
     return torch.sign(x.clamp(-1, 1))
-''',
+""",
         ],
     },
-    'stable_softmax': {
-        'right': [
-            '''import torch
+    "stable_softmax": {
+        "right": [
+            """import torch
 def stable_softmax(x):
     rows = x.reshape(-1, x.shape[-1])
     if rows.shape[0] == 0:
@@ -1013,66 +1012,65 @@ def stable_softmax(x):
         e = (r - r.max()).exp()
         out.append(e / e.sum())
     return torch.stack(out).reshape(x.shape)
-''',
+""",
             '''def stable_softmax(x):
     """Softmax over the last dimension: finite for large inputs, and autograd can differentiate it."""
     m = x.max(dim=-1, keepdim=True).values
     e = torch.exp(x - m)
     return e / e.sum(dim=-1, keepdim=True)
 ''',
-            '''import torch
+            """import torch
 def stable_softmax(x):
     return torch.exp(x - torch.logsumexp(x, dim=-1, keepdim=True))
-''',
-            '''import torch
+""",
+            """import torch
 def stable_softmax(x):
     shifted = x - x.amax(dim=-1, keepdim=True).detach()
     e = shifted.exp_()
     total = e.sum(dim=-1, keepdim=True)
     return e / total
-''',
+""",
         ],
-        'wrong': [
-            '''def stable_softmax(x):
+        "wrong": [
+            """def stable_softmax(x):
     e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
     e /= e.sum(dim=-1, keepdim=True)
     return e
-''',
-            '''def stable_softmax(x):
+""",
+            """def stable_softmax(x):
     e = torch.exp(x)
     return e / e.sum(dim=-1, keepdim=True)
-''',
-            '''def stable_softmax(x):
+""",
+            """def stable_softmax(x):
     e = torch.exp(x - x.max())
     return e / e.sum(dim=0, keepdim=True)
-''',
+""",
             # torch.softmax, which the task rules out
-
-            '''import torch
+            """import torch
 def stable_softmax(x):
     return torch.softmax(x, dim=-1)
-''',
+""",
         ],
     },
-    'predict': {
-        'right': [
+    "predict": {
+        "right": [
             '''def predict(model, x):
     """model(x) without recording a graph: for inference, where no backward pass follows."""
     with torch.no_grad():
         return model(x)
 ''',
-            '''import torch
+            """import torch
 @torch.no_grad()
 def predict(model, x):
     return model(x)
-''',
-            '''import torch
+""",
+            """import torch
 def predict(model, x):
     with torch.set_grad_enabled(False):
         out = model(x)
     return out
-''',
-            '''import torch
+""",
+            """import torch
 def predict(model, x):
     previous = torch.is_grad_enabled()
     torch.set_grad_enabled(False)
@@ -1080,29 +1078,29 @@ def predict(model, x):
         return model(x)
     finally:
         torch.set_grad_enabled(previous)
-''',
-            '''import torch
+""",
+            """import torch
 def predict(model, x):
     with torch.inference_mode():
         return model(x)
-''',
+""",
         ],
-        'wrong': [
-            '''def predict(model, x):
+        "wrong": [
+            """def predict(model, x):
     return model(x).detach()
-''',
-            '''def predict(model, x):
+""",
+            """def predict(model, x):
     model.eval()
     return model(x)
-''',
-            '''def predict(model, x):
+""",
+            """def predict(model, x):
     torch.set_grad_enabled(False)
     return model(x)
-''',
+""",
         ],
     },
-    'freeze_all_but_last': {
-        'right': [
+    "freeze_all_but_last": {
+        "right": [
             '''def freeze_all_but_last(model):
     """Freeze every parameter but those of model[-1]; returns how many entries stay trainable."""
     for p in model.parameters():
@@ -1111,22 +1109,22 @@ def predict(model, x):
         p.requires_grad_(True)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 ''',
-            '''def freeze_all_but_last(model):
+            """def freeze_all_but_last(model):
     model.requires_grad_(False)
     model[-1].requires_grad_(True)
     total = 0
     for p in model[-1].parameters():
         total += p.numel()
     return total
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 def freeze_all_but_last(model):
     last = {id(p) for p in model[-1].parameters()}
     for p in model.parameters():
         p.requires_grad = id(p) in last
     return np.int64(sum(p.numel() for p in model.parameters() if p.requires_grad))
-''',
-            '''def freeze_all_but_last(model):
+""",
+            """def freeze_all_but_last(model):
     *body, head = list(model.children())
     for layer in body:
         for p in layer.parameters():
@@ -1137,26 +1135,26 @@ def freeze_all_but_last(model):
     if head.bias is not None:
         n += head.bias.numel()
     return int(n)
-''',
+""",
         ],
-        'wrong': [
-            '''def freeze_all_but_last(model):
+        "wrong": [
+            """def freeze_all_but_last(model):
     for p in model[:-1].parameters():
         p.requires_grad_(False)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
-''',
-            '''def freeze_all_but_last(model):
+""",
+            """def freeze_all_but_last(model):
     for p in model.parameters():
         p.requires_grad_(False)
     for p in model[-1].parameters():
         p.requires_grad_(True)
     return sum(p.numel() for p in model.parameters())
-''',
-            '''def freeze_all_but_last(model):
+""",
+            """def freeze_all_but_last(model):
     model.requires_grad_(False)
     model[-1].requires_grad_(True)
     return float(sum(p.numel() for p in model[-1].parameters()))
-''',
+""",
         ],
     },
 }
@@ -1167,11 +1165,21 @@ for _item, _table in MORE.items():
 
 # Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
 # misconception, each right answer the key written another well-formed way.
-ITEMS['answer_where_log_grad'] = {
+ITEMS["answer_where_log_grad"] = {
     "wrong": ['answer_where_log_grad = "A"\n', 'answer_where_log_grad = "B"\n', 'answer_where_log_grad = "D"\n'],
-    "right": ['answer_where_log_grad = "C"\n', 'answer_where_log_grad = "c"\n', 'answer_where_log_grad = " C "\n', '# 0 times an infinite slope\nanswer_where_log_grad = "C"\n'],
+    "right": [
+        'answer_where_log_grad = "C"\n',
+        'answer_where_log_grad = "c"\n',
+        'answer_where_log_grad = " C "\n',
+        '# 0 times an infinite slope\nanswer_where_log_grad = "C"\n',
+    ],
 }
-ITEMS['answer_freeze_step'] = {
+ITEMS["answer_freeze_step"] = {
     "wrong": ['answer_freeze_step = "A"\n', 'answer_freeze_step = "C"\n', 'answer_freeze_step = "D"\n'],
-    "right": ['answer_freeze_step = "B"\n', 'answer_freeze_step = "b"\n', 'answer_freeze_step = " B "\n', '# the old .grad still steps\nanswer_freeze_step = "B"\n'],
+    "right": [
+        'answer_freeze_step = "B"\n',
+        'answer_freeze_step = "b"\n',
+        'answer_freeze_step = " B "\n',
+        '# the old .grad still steps\nanswer_freeze_step = "B"\n',
+    ],
 }

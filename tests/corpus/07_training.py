@@ -921,30 +921,30 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
     },
     "answer_seed_training_bug": {
         "wrong": [
-            '''# One upper-case letter as a string, for example "A".
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = "A"
-''',
-            '''# One upper-case letter as a string, for example "A".
+""",
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = "B"
-''',
-            '''# One upper-case letter as a string, for example "A".
+""",
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = "D"
-''',
+""",
         ],
         "right": [
-            '''# One upper-case letter as a string, for example "A".
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = "C"
-''',
-            '''# One upper-case letter as a string, for example "A".
+""",
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = "ABCD"[2]
-''',
+""",
             # Lower case and spaces around the letter are read as the letter.
-            '''# One upper-case letter as a string, for example "A".
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = " c"
-''',
-            '''# One upper-case letter as a string, for example "A".
+""",
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = chr(ord("A") + 2)
-''',
+""",
         ],
     },
 }
@@ -952,33 +952,33 @@ answer_seed_training_bug = chr(ord("A") + 2)
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'answer_seed_training_bug': {
-        'right': [
-            '''# One upper-case letter as a string, for example "A".
+    "answer_seed_training_bug": {
+        "right": [
+            """# One upper-case letter as a string, for example "A".
 answer_seed_training_bug = None
 answer_seed_training_bug = "C"
-''',
-            '''answer_seed_training_bug = "c"
-''',
-            '''answer_seed_training_bug = " C "
-''',
-            '''answer_seed_training_bug = str("C")
-''',
-            '''choice = "C"
+""",
+            """answer_seed_training_bug = "c"
+""",
+            """answer_seed_training_bug = " C "
+""",
+            """answer_seed_training_bug = str("C")
+""",
+            """choice = "C"
 answer_seed_training_bug = choice.upper()
-''',
+""",
         ],
-        'wrong': [
-            '''answer_seed_training_bug = "A"
-''',
-            '''answer_seed_training_bug = "B"
-''',
-            '''answer_seed_training_bug = "D"
-''',
+        "wrong": [
+            """answer_seed_training_bug = "A"
+""",
+            """answer_seed_training_bug = "B"
+""",
+            """answer_seed_training_bug = "D"
+""",
         ],
     },
-    'training_step': {
-        'right': [
+    "training_step": {
+        "right": [
             '''def training_step(model, images, labels, optimizer, loss_fn):
     """One update of `model` on one batch; returns the loss before the update as a Python float."""
     optimizer.zero_grad()
@@ -988,15 +988,15 @@ answer_seed_training_bug = choice.upper()
     optimizer.step()
     return loss.item()
 ''',
-            '''def training_step(model, images, labels, optimizer, loss_fn):
+            """def training_step(model, images, labels, optimizer, loss_fn):
     optimizer.zero_grad(set_to_none=False)
     loss = loss_fn(model(images), labels)
     value = float(loss)
     loss.backward()
     optimizer.step()
     return value
-''',
-            '''def training_step(model, images, labels, optimizer, loss_fn):
+""",
+            """def training_step(model, images, labels, optimizer, loss_fn):
     for p in model.parameters():
         p.grad = None
     logits = model(images)
@@ -1004,8 +1004,8 @@ answer_seed_training_bug = choice.upper()
     loss.backward()
     optimizer.step()
     return loss.detach().item()
-''',
-            '''def training_step(model, images, labels, optimizer, loss_fn, clear=True):
+""",
+            """def training_step(model, images, labels, optimizer, loss_fn, clear=True):
     if clear:
         model.zero_grad()
         optimizer.zero_grad()
@@ -1015,8 +1015,8 @@ answer_seed_training_bug = choice.upper()
     loss.backward()
     optimizer.step()
     return before
-''',
-            '''import torch
+""",
+            """import torch
 
 def training_step(model, images, labels, optimizer, loss_fn):
     with torch.no_grad():
@@ -1028,47 +1028,47 @@ def training_step(model, images, labels, optimizer, loss_fn):
     loss.backward()
     optimizer.step()
     return float(loss.detach().cpu())
-''',
-            '''def training_step(model, images, labels, optimizer, loss_fn):
+""",
+            """def training_step(model, images, labels, optimizer, loss_fn):
     optimizer.zero_grad(set_to_none=True)
     loss = loss_fn(model(images), labels)
     loss.backward()
     optimizer.step()
     return loss.tolist()
-''',
+""",
         ],
-        'wrong': [
-            '''def training_step(model, images, labels, optimizer, loss_fn):
+        "wrong": [
+            """def training_step(model, images, labels, optimizer, loss_fn):
     loss = loss_fn(model(images), labels)
     loss.backward()
     optimizer.zero_grad()
     optimizer.step()
     return loss.item()
-''',
-            '''def training_step(model, images, labels, optimizer, loss_fn):
+""",
+            """def training_step(model, images, labels, optimizer, loss_fn):
     loss = loss_fn(model(images), labels)
     loss.backward()
     optimizer.step()
     return loss.item()
-''',
-            '''def training_step(model, images, labels, optimizer, loss_fn):
+""",
+            """def training_step(model, images, labels, optimizer, loss_fn):
     optimizer.zero_grad()
     loss = loss_fn(model(images), labels)
     loss.backward()
     optimizer.step()
     return loss_fn(model(images), labels).item()
-''',
-            '''def training_step(model, images, labels, optimizer, loss_fn):
+""",
+            """def training_step(model, images, labels, optimizer, loss_fn):
     optimizer.zero_grad()
     loss = loss_fn(model(images), labels)
     loss.backward()
     optimizer.step()
     return loss
-''',
+""",
         ],
     },
-    'make_loader': {
-        'right': [
+    "make_loader": {
+        "right": [
             '''from torch.utils.data import DataLoader, TensorDataset
 
 
@@ -1078,7 +1078,7 @@ def make_loader(images, labels, batch_size, seed):
     return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True,
                       generator=generator, num_workers=0)
 ''',
-            '''import torch
+            """import torch
 from torch.utils.data import DataLoader, TensorDataset, RandomSampler
 
 
@@ -1088,8 +1088,8 @@ def make_loader(images, labels, batch_size, seed):
     g.manual_seed(seed)
     sampler = RandomSampler(dataset, generator=g)
     return DataLoader(dataset, batch_size=batch_size, sampler=sampler, num_workers=0)
-''',
-            '''import torch
+""",
+            """import torch
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -1108,8 +1108,8 @@ class PairDataset(Dataset):
 def make_loader(images, labels, batch_size, seed):
     return DataLoader(PairDataset(images, labels), batch_size=batch_size, shuffle=True,
                       generator=torch.Generator().manual_seed(int(seed)), num_workers=0, drop_last=False)
-''',
-            '''import torch
+""",
+            """import torch
 from torch.utils.data import DataLoader, TensorDataset, RandomSampler, BatchSampler
 
 
@@ -1118,8 +1118,8 @@ def make_loader(images, labels, batch_size, seed):
     gen = torch.Generator().manual_seed(seed)
     batches = BatchSampler(RandomSampler(dataset, generator=gen), batch_size=batch_size, drop_last=False)
     return DataLoader(dataset, batch_sampler=batches, num_workers=0)
-''',
-            '''import torch
+""",
+            """import torch
 from torch.utils.data import DataLoader
 
 
@@ -1127,8 +1127,8 @@ def make_loader(images, labels, batch_size, seed):
     pairs = list(zip(images, labels))
     return DataLoader(pairs, batch_size=batch_size, shuffle=True,
                       generator=torch.Generator().manual_seed(seed))
-''',
-            '''import torch
+""",
+            """import torch
 from torch.utils.data import DataLoader, TensorDataset, RandomSampler
 
 
@@ -1136,8 +1136,8 @@ def make_loader(images, labels, batch_size, seed):
     g = torch.Generator().manual_seed(seed)
     ds = TensorDataset(images, labels)
     return DataLoader(ds, batch_size=batch_size, sampler=RandomSampler(ds, generator=g), generator=g, num_workers=0)
-''',
-            '''import torch
+""",
+            """import torch
 from torch.utils.data import DataLoader, TensorDataset, Sampler
 
 
@@ -1156,31 +1156,31 @@ class SeededShuffle(Sampler):
 def make_loader(images, labels, batch_size, seed):
     return DataLoader(TensorDataset(images, labels), batch_size=batch_size,
                       sampler=SeededShuffle(len(labels), seed), num_workers=0)
-''',
+""",
         ],
-        'wrong': [
-            '''from torch.utils.data import DataLoader, TensorDataset
+        "wrong": [
+            """from torch.utils.data import DataLoader, TensorDataset
 
 
 def make_loader(images, labels, batch_size, seed):
     torch.manual_seed(seed)
     return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True)
-''',
-            '''from torch.utils.data import DataLoader, TensorDataset
+""",
+            """from torch.utils.data import DataLoader, TensorDataset
 
 
 def make_loader(images, labels, batch_size, seed):
     return DataLoader(TensorDataset(images, labels), batch_size=batch_size, shuffle=True, drop_last=True,
                       generator=torch.Generator().manual_seed(seed))
-''',
-            '''from torch.utils.data import DataLoader, TensorDataset
+""",
+            """from torch.utils.data import DataLoader, TensorDataset
 
 
 def make_loader(images, labels, batch_size, seed):
     return DataLoader(TensorDataset(images, labels), batch_size=batch_size,
                       generator=torch.Generator().manual_seed(seed))
-''',
-            '''import torch
+""",
+            """import torch
 from torch.utils.data import DataLoader, TensorDataset, Sampler
 
 
@@ -1198,11 +1198,11 @@ class SameEveryEpoch(Sampler):
 
 def make_loader(images, labels, batch_size, seed):
     return DataLoader(TensorDataset(images, labels), batch_size=batch_size, sampler=SameEveryEpoch(len(labels), seed))
-''',
+""",
         ],
     },
-    'TwoLayerNet': {
-        'right': [
+    "TwoLayerNet": {
+        "right": [
             '''class TwoLayerNet(nn.Module):
     """Logits for (N, 3, 32, 32) images: Flatten, Linear(3072, hidden), ReLU, Linear(hidden, num_classes)."""
 
@@ -1216,7 +1216,7 @@ def make_loader(images, labels, batch_size, seed):
     def forward(self, images):
         return self.fc2(self.relu(self.fc1(self.flatten(images))))
 ''',
-            '''class TwoLayerNet(nn.Module):
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__()
         self.net = nn.Sequential(
@@ -1228,8 +1228,8 @@ def make_loader(images, labels, batch_size, seed):
 
     def forward(self, images):
         return self.net(images)
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super(TwoLayerNet, self).__init__()
         self.hidden = nn.Linear(3 * 32 * 32, hidden)
@@ -1239,8 +1239,8 @@ def make_loader(images, labels, batch_size, seed):
         x = images.reshape(images.shape[0], -1)
         x = torch.relu(self.hidden(x))
         return self.out(x)
-''',
-            '''import torch.nn.functional as F
+""",
+            """import torch.nn.functional as F
 
 
 class TwoLayerNet(nn.Module):
@@ -1253,8 +1253,8 @@ class TwoLayerNet(nn.Module):
         x = torch.flatten(images, start_dim=1)
         x = F.relu(self.features(x))
         return self.classifier(x)
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4, in_features=3 * 32 * 32):
         super().__init__()
         self.layers = nn.ModuleList([nn.Linear(in_features, hidden), nn.Linear(hidden, num_classes)])
@@ -1264,8 +1264,8 @@ class TwoLayerNet(nn.Module):
         x = images.view(images.size(0), -1)
         x = self.act(self.layers[0](x))
         return self.layers[1](x)
-''',
-            '''class TwoLayerNet(nn.Sequential):
+""",
+            """class TwoLayerNet(nn.Sequential):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__(
             nn.Flatten(),
@@ -1273,8 +1273,8 @@ class TwoLayerNet(nn.Module):
             nn.ReLU(),
             nn.Linear(hidden, num_classes),
         )
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden: int = 32, num_classes: int = 4) -> None:
         super().__init__()
         self.add_module("first", nn.Linear(3072, hidden))
@@ -1285,8 +1285,8 @@ class TwoLayerNet(nn.Module):
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         flat = images.flatten(1)
         return self.second(self.first(flat).clamp(min=0))
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__()
         self.fc1 = nn.Linear(3072, hidden)
@@ -1298,26 +1298,26 @@ class TwoLayerNet(nn.Module):
     def forward(self, images):
         x = images.view(-1, 3072)
         return self.fc2(nn.functional.relu(self.fc1(x)))
-''',
+""",
         ],
-        'wrong': [
-            '''class TwoLayerNet(nn.Module):
+        "wrong": [
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__()
         self.net = nn.Sequential(nn.Flatten(), nn.Linear(3072, hidden), nn.ReLU(), nn.Linear(hidden, num_classes), nn.Softmax(dim=1))
 
     def forward(self, images):
         return self.net(images)
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__()
         self.net = nn.Sequential(nn.Flatten(), nn.Linear(3072, hidden), nn.Linear(hidden, num_classes))
 
     def forward(self, images):
         return self.net(images)
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__()
         self.layers = [nn.Linear(3072, hidden), nn.Linear(hidden, num_classes)]
@@ -1325,8 +1325,8 @@ class TwoLayerNet(nn.Module):
     def forward(self, images):
         x = images.flatten(1)
         return self.layers[1](torch.relu(self.layers[0](x)))
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__()
         self.fc1 = nn.Linear(3072, hidden)
@@ -1335,8 +1335,8 @@ class TwoLayerNet(nn.Module):
     def forward(self, images):
         x = images.reshape(images.shape[0], -1)
         return self.fc2(torch.relu(self.fc1(x))).squeeze()
-''',
-            '''class TwoLayerNet(nn.Module):
+""",
+            """class TwoLayerNet(nn.Module):
     def __init__(self, hidden=32, num_classes=4):
         super().__init__()
         self.fc1 = nn.Linear(3072, hidden)
@@ -1345,11 +1345,11 @@ class TwoLayerNet(nn.Module):
     def forward(self, images):
         x = images.flatten(1)
         return torch.relu(self.fc2(torch.relu(self.fc1(x))))
-''',
+""",
         ],
     },
-    'evaluate': {
-        'right': [
+    "evaluate": {
+        "right": [
             '''def evaluate(model, images, labels):
     """The fraction of `images` that `model` classifies as `labels`, as a Python float, in eval mode, without a graph."""
     was_training = model.training
@@ -1360,7 +1360,7 @@ class TwoLayerNet(nn.Module):
     model.train(was_training)
     return accuracy
 ''',
-            '''def evaluate(model, images, labels):
+            """def evaluate(model, images, labels):
     was_training = model.training
     try:
         model.eval()
@@ -1373,8 +1373,8 @@ class TwoLayerNet(nn.Module):
             model.train()
         else:
             model.eval()
-''',
-            '''import torch
+""",
+            """import torch
 
 
 @torch.inference_mode()
@@ -1388,8 +1388,8 @@ def evaluate(model, images, labels):
     predicted = _predict(model, images)
     model.train(mode)
     return float(torch.eq(predicted, labels).to(torch.float32).mean())
-''',
-            '''def evaluate(model, images, labels):
+""",
+            """def evaluate(model, images, labels):
     modes = {m: m.training for m in model.modules()}
     model.eval()
     with torch.no_grad():
@@ -1397,8 +1397,8 @@ def evaluate(model, images, labels):
     for m, flag in modes.items():
         m.training = flag
     return hits.double().mean().item()
-''',
-            '''@torch.no_grad()
+""",
+            """@torch.no_grad()
 def evaluate(model, images, labels):
     was_training = model.training
     model.train(False)
@@ -1409,8 +1409,8 @@ def evaluate(model, images, labels):
     if was_training:
         model.train()
     return result
-''',
-            '''def evaluate(model, images, labels):
+""",
+            """def evaluate(model, images, labels):
     was_training = model.training
     model.eval()
     correct = 0
@@ -1420,8 +1420,8 @@ def evaluate(model, images, labels):
         correct += int(p == y)
     model.train(was_training)
     return correct / len(predictions)
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 
 
 def evaluate(model, images, labels):
@@ -1431,45 +1431,45 @@ def evaluate(model, images, labels):
     model.train(mode=previous)
     right = (logits.argmax(dim=1) == labels).cpu().numpy()
     return float(np.mean(right))
-''',
+""",
         ],
-        'wrong': [
-            '''def evaluate(model, images, labels):
+        "wrong": [
+            """def evaluate(model, images, labels):
     with torch.no_grad():
         return (model(images).argmax(dim=1) == labels).float().mean().item()
-''',
-            '''def evaluate(model, images, labels):
+""",
+            """def evaluate(model, images, labels):
     model.eval()
     with torch.no_grad():
         acc = (model(images).argmax(dim=1) == labels).float().mean().item()
     model.train()
     return acc
-''',
-            '''def evaluate(model, images, labels):
+""",
+            """def evaluate(model, images, labels):
     model.eval()
     with torch.no_grad():
         return (model(images).argmax(dim=1) == labels).float().mean().item()
-''',
-            '''def evaluate(model, images, labels):
+""",
+            """def evaluate(model, images, labels):
     was = model.training
     model.eval()
     with torch.no_grad():
         acc = (model(images).argmax(dim=1) == labels).float().mean()
     model.train(was)
     return acc
-''',
-            '''def evaluate(model, images, labels):
+""",
+            """def evaluate(model, images, labels):
     was = model.training
     model.eval()
     logits = model(images)
     acc = (logits.detach().argmax(dim=1) == labels).float().mean().item()
     model.train(was)
     return acc
-''',
+""",
         ],
     },
-    'train_one_epoch': {
-        'right': [
+    "train_one_epoch": {
+        "right": [
             '''def train_one_epoch(model, loader, optimizer, loss_fn):
     """One pass over `loader` in training mode, one update per batch; returns the mean batch loss as a Python float."""
     model.train()
@@ -1485,15 +1485,15 @@ def evaluate(model, images, labels):
         batches += 1
     return total / batches
 ''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     model.train()
     device = next(model.parameters()).device
     losses = []
     for images, labels in loader:
         losses.append(training_step(model, images.to(device), labels.to(device), optimizer, loss_fn))
     return sum(losses) / len(losses)
-''',
-            '''import statistics
+""",
+            """import statistics
 
 
 def train_one_epoch(model, loader, optimizer, loss_fn):
@@ -1510,8 +1510,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         loss.backward()
         optimizer.step()
     return float(statistics.mean(losses))
-''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+""",
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     model.train()
     device = next(model.parameters()).device
     running = torch.zeros((), device=device)
@@ -1526,8 +1526,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         running += loss.detach()
         count += 1
     return (running / count).item()
-''',
-            '''import numpy as np
+""",
+            """import numpy as np
 
 
 def train_one_epoch(model, loader, optimizer, loss_fn):
@@ -1544,8 +1544,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         optimizer.step()
         batch_losses.append(float(loss))
     return float(np.mean(batch_losses))
-''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+""",
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     model.train()
     device = next(model.parameters()).device
     it = iter(loader)
@@ -1565,8 +1565,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         total += loss.item()
         n += 1
     return total / n
-''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+""",
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     was_training = model.training
     model.train()
     device = next(model.parameters()).device
@@ -1580,10 +1580,10 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         total += loss.item()
     model.train(was_training)
     return total / len(loader)
-''',
+""",
         ],
-        'wrong': [
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+        "wrong": [
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     device = next(model.parameters()).device
     total, n = 0.0, 0
     for images, labels in loader:
@@ -1595,8 +1595,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         total += loss.item()
         n += 1
     return total / n
-''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+""",
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     model.train()
     device = next(model.parameters()).device
     total = 0.0
@@ -1608,8 +1608,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         optimizer.step()
         total += loss.item()
     return total / len(loader.dataset)
-''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+""",
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     model.train()
     device = next(model.parameters()).device
     total, n = 0, 0
@@ -1621,8 +1621,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         total = total + loss.detach()
         n += 1
     return total / n
-''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+""",
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     model.train()
     device = next(model.parameters()).device
     total, seen = 0.0, 0
@@ -1635,8 +1635,8 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         total += loss.item() * len(labels)
         seen += len(labels)
     return total / seen
-''',
-            '''def train_one_epoch(model, loader, optimizer, loss_fn):
+""",
+            """def train_one_epoch(model, loader, optimizer, loss_fn):
     model.train()
     device = next(model.parameters()).device
     losses = []
@@ -1647,11 +1647,11 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
         optimizer.step()
         losses.append(loss.item())
     return sum(losses) / len(losses)
-''',
+""",
         ],
     },
-    'train_classifier': {
-        'right': [
+    "train_classifier": {
+        "right": [
             '''import time
 
 import torch
@@ -1691,7 +1691,7 @@ def train_classifier(images, labels, device=None):
         optimizer.step()
     return model
 ''',
-            '''import torch
+            """import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -1714,8 +1714,8 @@ def train_classifier(images, labels, device=None):
             optimizer.step()
     model.eval()
     return model
-''',
-            '''import torch
+""",
+            """import torch
 from torch import nn
 
 
@@ -1744,8 +1744,8 @@ def train_classifier(images, labels, device=None):
         loss.backward()
         opt.step()
     return model
-''',
-            '''import torch
+""",
+            """import torch
 from torch import nn
 
 
@@ -1767,8 +1767,8 @@ def train_classifier(images, labels, device=None, epochs=8, batch_size=64):
             loss_fn(model(xb), yb).backward()
             opt.step()
     return model
-''',
-            '''import torch
+""",
+            """import torch
 from torch import nn
 import torch.nn.functional as F
 
@@ -1786,7 +1786,7 @@ def train_classifier(images, labels, device=None):
         F.cross_entropy(model(x), y).backward()
         optimizer.step()
     return model.cpu().eval()
-''',
+""",
             '''import torch
 from torch import nn
 
@@ -1820,15 +1820,15 @@ def train_classifier(images, labels, device=None):
     return model.eval()
 ''',
         ],
-        'wrong': [
-            '''import torch
+        "wrong": [
+            """import torch
 from torch import nn
 
 
 def train_classifier(images, labels, device=None):
     return nn.Sequential(nn.Flatten(), nn.Linear(3072, 4))
-''',
-            '''import torch
+""",
+            """import torch
 from torch import nn
 
 
@@ -1845,8 +1845,8 @@ def train_classifier(images, labels, device=None):
         nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
     return model
-''',
-            '''import torch
+""",
+            """import torch
 from torch import nn
 
 
@@ -1861,7 +1861,7 @@ def train_classifier(images, labels, device=None):
         nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
     return model
-''',
+""",
         ],
     },
 }
@@ -1872,7 +1872,12 @@ for _item, _table in MORE.items():
 
 # Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
 # misconception, each right answer the key written another well-formed way.
-ITEMS['answer_zero_grad_step'] = {
+ITEMS["answer_zero_grad_step"] = {
     "wrong": ['answer_zero_grad_step = "A"\n', 'answer_zero_grad_step = "C"\n', 'answer_zero_grad_step = "D"\n'],
-    "right": ['answer_zero_grad_step = "B"\n', 'answer_zero_grad_step = "b"\n', 'answer_zero_grad_step = " B "\n', '# the step skips a .grad of None\nanswer_zero_grad_step = "B"\n'],
+    "right": [
+        'answer_zero_grad_step = "B"\n',
+        'answer_zero_grad_step = "b"\n',
+        'answer_zero_grad_step = " B "\n',
+        '# the step skips a .grad of None\nanswer_zero_grad_step = "B"\n',
+    ],
 }

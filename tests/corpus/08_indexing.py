@@ -514,31 +514,31 @@ answer_advanced_index_copies = "D"''',
 answer_advanced_index_copies = "B"''',
             '''# One upper-case letter as a string, for example "A".
 answer_advanced_index_copies = " b "''',
-            '''# One upper-case letter as a string, for example "A".
-answer_advanced_index_copies = "ABCD"[1]''',
+            """# One upper-case letter as a string, for example "A".
+answer_advanced_index_copies = "ABCD"[1]""",
         ],
     },
     "answer_mask_shape": {
         "wrong": [
             # The number of True cells alone.
-            '''# A tuple of ints, for example (1, 2, 3).
-answer_mask_shape = (7,)''',
+            """# A tuple of ints, for example (1, 2, 3).
+answer_mask_shape = (7,)""",
             # x's shape, as if the mask kept it.
-            '''# A tuple of ints, for example (1, 2, 3).
-answer_mask_shape = (4, 3, 5)''',
+            """# A tuple of ints, for example (1, 2, 3).
+answer_mask_shape = (4, 3, 5)""",
             # Every True cell counted with its whole row of the mask.
-            '''# A tuple of ints, for example (1, 2, 3).
-answer_mask_shape = (4, 5)''',
+            """# A tuple of ints, for example (1, 2, 3).
+answer_mask_shape = (4, 5)""",
         ],
         "right": [
-            '''# A tuple of ints, for example (1, 2, 3).
-answer_mask_shape = (7, 5)''',
-            '''# A tuple of ints, for example (1, 2, 3).
-answer_mask_shape = [7, 5]''',
-            '''# A tuple of ints, for example (1, 2, 3).
+            """# A tuple of ints, for example (1, 2, 3).
+answer_mask_shape = (7, 5)""",
+            """# A tuple of ints, for example (1, 2, 3).
+answer_mask_shape = [7, 5]""",
+            """# A tuple of ints, for example (1, 2, 3).
 x = torch.randn(4, 3, 5)
 mask = torch.tensor([[True, False, True], [False, False, False], [True, True, True], [False, True, True]])
-answer_mask_shape = x[mask].shape''',
+answer_mask_shape = x[mask].shape""",
         ],
     },
     "answer_vectorized_speed": {
@@ -555,161 +555,161 @@ answer_vectorized_speed = "D"''',
 answer_vectorized_speed = "B"''',
             '''# One upper-case letter as a string, for example "A".
 answer_vectorized_speed = "b"''',
-            '''# One upper-case letter as a string, for example "A".
-answer_vectorized_speed = chr(ord("A") + 1)''',
+            """# One upper-case letter as a string, for example "A".
+answer_vectorized_speed = chr(ord("A") + 1)""",
         ],
     },
 }
 
 # One more way each to write the same answer.
 ITEMS["answer_advanced_index_copies"]["right"] += ['answer_advanced_index_copies = "B\\n"\n']
-ITEMS["answer_mask_shape"]["right"] += ['answer_mask_shape = torch.Size([7, 5])\n']
+ITEMS["answer_mask_shape"]["right"] += ["answer_mask_shape = torch.Size([7, 5])\n"]
 ITEMS["answer_vectorized_speed"]["right"] += ["answer_vectorized_speed = ' B'\n"]
 
 
 # More answers, each written from the task text and the contract alone, as a student would.
 MORE = {
-    'answer_advanced_index_copies': {
-        'right': [
+    "answer_advanced_index_copies": {
+        "right": [
             '''answer_advanced_index_copies = "B"''',
             "answer_advanced_index_copies = ' b'",
             '''answer_advanced_index_copies = "b"''',
         ],
-        'wrong': [
+        "wrong": [
             '''answer_advanced_index_copies = "A"''',
             '''answer_advanced_index_copies = "D"''',
         ],
     },
-    'answer_mask_shape': {
-        'right': [
-            '''answer_mask_shape = (7, 5)''',
-            '''answer_mask_shape = [7, 5]''',
-            '''import torch
-answer_mask_shape = torch.Size([7, 5])''',
-            '''import torch
+    "answer_mask_shape": {
+        "right": [
+            """answer_mask_shape = (7, 5)""",
+            """answer_mask_shape = [7, 5]""",
+            """import torch
+answer_mask_shape = torch.Size([7, 5])""",
+            """import torch
 _mask = torch.tensor([[True, False, True],
                       [False, False, False],
                       [True, True, True],
                       [False, True, True]])
-answer_mask_shape = torch.randn(4, 3, 5)[_mask].shape''',
-            '''import numpy as np
-answer_mask_shape = (np.int64(7), np.int64(5))''',
+answer_mask_shape = torch.randn(4, 3, 5)[_mask].shape""",
+            """import numpy as np
+answer_mask_shape = (np.int64(7), np.int64(5))""",
         ],
-        'wrong': [
-            '''answer_mask_shape = (7,)''',
-            '''answer_mask_shape = (4, 5)''',
-            '''answer_mask_shape = (6, 5)''',
+        "wrong": [
+            """answer_mask_shape = (7,)""",
+            """answer_mask_shape = (4, 5)""",
+            """answer_mask_shape = (6, 5)""",
         ],
     },
-    'answer_vectorized_speed': {
-        'right': [
+    "answer_vectorized_speed": {
+        "right": [
             '''answer_vectorized_speed = "B"''',
             "answer_vectorized_speed = 'b '",
         ],
-        'wrong': [
+        "wrong": [
             '''answer_vectorized_speed = "A"''',
             '''answer_vectorized_speed = "C"''',
         ],
     },
-    'select_by_label': {
-        'right': [
-            '''import torch
+    "select_by_label": {
+        "right": [
+            """import torch
 def select_by_label(scores, labels):
     return scores.gather(dim=1, index=labels[:, None])[:, 0]
-''',
-            '''def select_by_label(scores, labels):
+""",
+            """def select_by_label(scores, labels):
     return scores.gather(1, labels.unsqueeze(1)).squeeze(1)
-''',
-            '''import torch
+""",
+            """import torch
 import torch.nn.functional as F
 def select_by_label(scores, labels):
     onehot = F.one_hot(labels, num_classes=scores.shape[1]).bool()
     return torch.where(onehot, scores, torch.zeros((), dtype=scores.dtype, device=scores.device)).sum(dim=1)
-''',
-            '''import torch
+""",
+            """import torch
 def select_by_label(scores, labels):
     return torch.take_along_dim(scores, labels.view(-1, 1), dim=1).view(-1)
-''',
-            '''import torch
+""",
+            """import torch
 def select_by_label(scores, labels):
     if len(labels) == 0:
         return scores.new_zeros(0)
     return torch.stack([scores[i, labels[i]] for i in range(len(labels))])
-''',
+""",
         ],
-        'wrong': [
-            '''def select_by_label(scores, labels):
+        "wrong": [
+            """def select_by_label(scores, labels):
     return scores.gather(1, labels.unsqueeze(1)).squeeze()
-''',
-            '''def select_by_label(scores, labels):
+""",
+            """def select_by_label(scores, labels):
     return scores[:, labels].diagonal().float()
-''',
-            '''def select_by_label(scores, labels):
+""",
+            """def select_by_label(scores, labels):
     return scores[labels, torch.arange(len(labels))]
-''',
+""",
         ],
     },
-    'confusion_matrix': {
-        'right': [
-            '''import torch
+    "confusion_matrix": {
+        "right": [
+            """import torch
 def confusion_matrix(predicted, labels, num_classes):
     C = num_classes
     counts = torch.bincount(predicted * C + labels, minlength=C * C)
     return counts.reshape(C, C).T
-''',
+""",
             '''def confusion_matrix(predicted, labels, num_classes):
     """(C, C) int64 counts: entry [t, p] is the number of examples with label t and prediction p."""
     flat = labels * num_classes + predicted
     return torch.bincount(flat, minlength=num_classes * num_classes).reshape(num_classes, num_classes)
 ''',
-            '''import torch
+            """import torch
 import torch.nn.functional as F
 def confusion_matrix(predicted, labels, num_classes):
     t = F.one_hot(labels, num_classes).to(torch.float64)
     p = F.one_hot(predicted, num_classes).to(torch.float64)
     return (t.T @ p).round().long()
-''',
-            '''import torch
+""",
+            """import torch
 def confusion_matrix(predicted, labels, num_classes):
     out = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)
     out.index_put_((labels, predicted), torch.ones((), dtype=torch.int64, device=labels.device), accumulate=True)
     return out
-''',
-            '''import torch
+""",
+            """import torch
 def confusion_matrix(predicted, labels, num_classes):
     rows = []
     for t in range(num_classes):
         rows.append(torch.bincount(predicted[labels == t], minlength=num_classes))
     return torch.stack(rows).to(torch.int64)
-''',
-            '''import torch
+""",
+            """import torch
 def confusion_matrix(predicted, labels, num_classes):
     C = int(num_classes)
     flat = torch.zeros(C * C, dtype=torch.long, device=predicted.device)
     flat.scatter_add_(0, (labels * C + predicted).reshape(-1), torch.ones_like(labels).reshape(-1))
     return flat.view(C, C)
-''',
+""",
         ],
-        'wrong': [
-            '''def confusion_matrix(predicted, labels, num_classes):
+        "wrong": [
+            """def confusion_matrix(predicted, labels, num_classes):
     flat = predicted * num_classes + labels
     return torch.bincount(flat, minlength=num_classes * num_classes).reshape(num_classes, num_classes)
-''',
-            '''def confusion_matrix(predicted, labels, num_classes):
+""",
+            """def confusion_matrix(predicted, labels, num_classes):
     out = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)
     out[labels, predicted] += 1
     return out
-''',
-            '''def confusion_matrix(predicted, labels, num_classes):
+""",
+            """def confusion_matrix(predicted, labels, num_classes):
     out = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)
     for t, p in zip(labels.tolist(), predicted.tolist()):
         out[t, p] += 1
     return out
-''',
+""",
         ],
     },
-    'masked_mean': {
-        'right': [
+    "masked_mean": {
+        "right": [
             '''def masked_mean(x, mask):
     """The mean of x over its last dimension, counting only the entries where mask is True (0 for none)."""
     m = mask.to(x.dtype)
@@ -717,26 +717,26 @@ def confusion_matrix(predicted, labels, num_classes):
     count = m.sum(dim=-1)
     return torch.where(count > 0, total / count.clamp(min=1), torch.zeros_like(total))
 ''',
-            '''import torch
+            """import torch
 def masked_mean(x, mask):
     total = x.masked_fill(~mask, 0).sum(dim=-1)
     count = mask.sum(dim=-1).clamp(min=1)
     return total / count
-''',
-            '''import torch
+""",
+            """import torch
 def masked_mean(x, mask):
     filled = torch.where(mask, x, torch.full_like(x, float("nan")))
     return torch.nan_to_num(torch.nanmean(filled, dim=-1), nan=0.0)
-''',
-            '''import torch
+""",
+            """import torch
 def masked_mean(x, mask):
     xf = x.to(torch.float64)
     total = torch.where(mask, xf, 0.0).sum(-1)
     count = mask.to(torch.float64).sum(-1)
     out = torch.where(count == 0, torch.zeros_like(total), total / torch.where(count == 0, torch.ones_like(count), count))
     return out.to(x.dtype)
-''',
-            '''import math
+""",
+            """import math
 import torch
 def masked_mean(x, mask):
     lead = x.shape[:-1]
@@ -750,82 +750,82 @@ def masked_mean(x, mask):
         if chosen.numel() > 0:
             out[i] = chosen.mean()
     return out.reshape(lead)
-''',
+""",
         ],
-        'wrong': [
-            '''def masked_mean(x, mask):
+        "wrong": [
+            """def masked_mean(x, mask):
     return (x * mask).mean(dim=-1)
-''',
-            '''def masked_mean(x, mask):
+""",
+            """def masked_mean(x, mask):
     return (x * mask).sum(dim=-1) / mask.sum(dim=-1)
-''',
-            '''def masked_mean(x, mask):
+""",
+            """def masked_mean(x, mask):
     x[~mask] = 0
     return x.sum(dim=-1) / mask.sum(dim=-1).clamp(min=1)
-''',
+""",
         ],
     },
-    'topk_mask': {
-        'right': [
-            '''import torch
+    "topk_mask": {
+        "right": [
+            """import torch
 def topk_mask(scores, k):
     N, C = scores.shape
     if k == 0 or N == 0:
         return torch.zeros((N, C), dtype=torch.bool, device=scores.device)
     kth = torch.kthvalue(scores, C - k + 1, dim=1, keepdim=True).values
     return torch.ge(scores, kth)
-''',
+""",
             '''def topk_mask(scores, k):
     """Bool (N, C): True at the k largest entries of each row of scores."""
     idx = scores.topk(k, dim=1).indices
     return torch.zeros_like(scores, dtype=torch.bool).scatter_(1, idx, True)
 ''',
-            '''import torch
+            """import torch
 def topk_mask(scores, k):
     ranks = scores.argsort(dim=1, descending=True).argsort(dim=1)
     return ranks < k
-''',
-            '''import torch
+""",
+            """import torch
 def topk_mask(scores, k):
     if k == 0:
         return torch.zeros(scores.shape, dtype=torch.bool, device=scores.device)
     kth = scores.topk(k, dim=1).values[:, -1:]
     return scores >= kth
-''',
-            '''import torch
+""",
+            """import torch
 import torch.nn.functional as F
 def topk_mask(scores, k):
     idx = torch.topk(scores, k, dim=-1, sorted=False).indices
     return F.one_hot(idx, num_classes=scores.shape[1]).sum(dim=1) > 0
-''',
-            '''import torch
+""",
+            """import torch
 def topk_mask(scores, k):
     values, order = scores.sort(dim=1, descending=True)
     out = torch.zeros(scores.shape, dtype=torch.bool, device=scores.device)
     out.scatter_(1, order[:, :k], torch.ones_like(order[:, :k], dtype=torch.bool))
     return out
-''',
+""",
         ],
-        'wrong': [
-            '''def topk_mask(scores, k):
+        "wrong": [
+            """def topk_mask(scores, k):
     idx = scores.topk(k, dim=1, largest=False).indices
     return torch.zeros_like(scores, dtype=torch.bool).scatter_(1, idx, True)
-''',
-            '''def topk_mask(scores, k):
+""",
+            """def topk_mask(scores, k):
     idx = scores.topk(k, dim=1).indices
     return torch.zeros_like(scores, dtype=torch.long).scatter_(1, idx, 1)
-''',
-            '''def topk_mask(scores, k):
+""",
+            """def topk_mask(scores, k):
     if k == 0:
         return torch.zeros(scores.shape, dtype=torch.bool, device=scores.device)
     kth = scores.topk(k, dim=1).values[:, -1:]
     return scores > kth
-''',
+""",
         ],
     },
-    'embedding_bag_mean': {
-        'right': [
-            '''import torch
+    "embedding_bag_mean": {
+        "right": [
+            """import torch
 def embedding_bag_mean(table, index, lengths):
     L = index.shape[1]
     real = (torch.arange(L, device=index.device) < lengths[:, None]).unsqueeze(-1)
@@ -834,7 +834,7 @@ def embedding_bag_mean(table, index, lengths):
     total = torch.where(real, picked, torch.zeros((), dtype=work, device=table.device)).sum(dim=1)
     mean = total / lengths.clamp(min=1).to(work)[:, None]
     return mean.to(table.dtype)
-''',
+""",
             '''def embedding_bag_mean(table, index, lengths):
     """(B, D): row b is the mean of table[index[b, j]] for j < lengths[b], zeros when lengths[b] is 0."""
     vectors = table[index]
@@ -842,7 +842,7 @@ def embedding_bag_mean(table, index, lengths):
     total = (vectors * real.unsqueeze(-1).to(table.dtype)).sum(dim=1)
     return total / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)
 ''',
-            '''import torch
+            """import torch
 import torch.nn.functional as F
 def embedding_bag_mean(table, index, lengths):
     B, L = index.shape
@@ -852,8 +852,8 @@ def embedding_bag_mean(table, index, lengths):
     if B == 0:
         return table.new_zeros(0, table.shape[1])
     return F.embedding_bag(ids, table, offsets, mode="mean")
-''',
-            '''import torch
+""",
+            """import torch
 def embedding_bag_mean(table, index, lengths):
     B, L = index.shape
     acc = torch.zeros(B, table.shape[1], dtype=table.dtype, device=table.device)
@@ -861,15 +861,15 @@ def embedding_bag_mean(table, index, lengths):
         keep = (lengths > j).to(table.dtype).unsqueeze(1)
         acc = acc + table[index[:, j]] * keep
     return acc / lengths.clamp(min=1).to(table.dtype).unsqueeze(1)
-''',
-            '''import torch
+""",
+            """import torch
 def embedding_bag_mean(table, index, lengths):
     L = index.shape[1]
     weights = (torch.arange(L, device=index.device)[None, :] < lengths[:, None]).to(table.dtype)
     weights = weights / lengths.clamp(min=1)[:, None].to(table.dtype)
     return torch.einsum("bl,bld->bd", weights, table[index])
-''',
-            '''import torch
+""",
+            """import torch
 def embedding_bag_mean(table, index, lengths):
     B, L = index.shape
     real = torch.arange(L, device=index.device).expand(B, L) < lengths.view(-1, 1)
@@ -877,28 +877,28 @@ def embedding_bag_mean(table, index, lengths):
     out = torch.zeros(B, table.shape[1], dtype=table.dtype, device=table.device)
     out.index_add_(0, owner[real], table[index[real]])
     return out / lengths.clamp(min=1).to(table.dtype).view(-1, 1)
-''',
+""",
         ],
-        'wrong': [
-            '''def embedding_bag_mean(table, index, lengths):
+        "wrong": [
+            """def embedding_bag_mean(table, index, lengths):
     return table[index].mean(dim=1)
-''',
-            '''def embedding_bag_mean(table, index, lengths):
+""",
+            """def embedding_bag_mean(table, index, lengths):
     real = torch.arange(index.shape[1]) < lengths.unsqueeze(1)
     return (table[index] * real.unsqueeze(-1)).sum(dim=1) / lengths.unsqueeze(1)
-''',
-            '''def embedding_bag_mean(table, index, lengths):
+""",
+            """def embedding_bag_mean(table, index, lengths):
     rows = []
     for b in range(index.shape[0]):
         n = int(lengths[b])
         rows.append(table[index[b, :n]].mean(dim=0) if n > 0 else torch.zeros(table.shape[1], dtype=table.dtype))
     return torch.stack(rows) if rows else torch.zeros(0, table.shape[1], dtype=table.dtype)
-''',
+""",
         ],
     },
-    'box_iou': {
-        'right': [
-            '''import torch
+    "box_iou": {
+        "right": [
+            """import torch
 def box_iou(a, b):
     lt = torch.maximum(a[:, None, :2], b[None, :, :2])
     rb = torch.minimum(a[:, None, 2:], b[None, :, 2:])
@@ -907,7 +907,7 @@ def box_iou(a, b):
     area_b = (b[:, 2:] - b[:, :2]).prod(dim=-1)
     union = area_a[:, None] + area_b[None, :] - inter
     return inter / union.clamp(min=torch.finfo(a.dtype).tiny)
-''',
+""",
             '''def box_iou(a, b):
     """(N, M) intersection over union of every box of a (N, 4) with every box of b (M, 4)."""
     left = torch.maximum(a[:, None, 0], b[None, :, 0])
@@ -920,7 +920,7 @@ def box_iou(a, b):
     union = area_a[:, None] + area_b[None, :] - inter
     return torch.where(union > 0, inter / union, torch.zeros_like(union))
 ''',
-            '''import torch
+            """import torch
 def box_iou(a, b):
     a32, b32 = a.to(torch.float64), b.to(torch.float64)
     lt = torch.max(a32[:, None, :2], b32[None, :, :2])
@@ -930,8 +930,8 @@ def box_iou(a, b):
     area = lambda t: (t[:, 2] - t[:, 0]) * (t[:, 3] - t[:, 1])
     union = area(a32)[:, None] + area(b32)[None, :] - inter
     return torch.nan_to_num(inter / union, nan=0.0).to(a.dtype)
-''',
-            '''import torch
+""",
+            """import torch
 def box_iou(a, b):
     N, M = a.shape[0], b.shape[0]
     if N == 0 or M == 0:
@@ -945,8 +945,8 @@ def box_iou(a, b):
         union = (x2 - x1) * (y2 - y1) + (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) - inter
         rows.append(torch.where(union > 0, inter / union, torch.zeros_like(inter)))
     return torch.stack(rows).to(a.dtype)
-''',
-            '''import torch
+""",
+            """import torch
 def box_iou(a, b):
     ax1, ay1, ax2, ay2 = a.unsqueeze(1).unbind(-1)
     bx1, by1, bx2, by2 = b.unsqueeze(0).unbind(-1)
@@ -956,10 +956,10 @@ def box_iou(a, b):
     union = (ax2 - ax1) * (ay2 - ay1) + (bx2 - bx1) * (by2 - by1) - inter
     safe = torch.where(union == 0, torch.ones_like(union), union)
     return (inter / safe).to(a.dtype)
-''',
+""",
         ],
-        'wrong': [
-            '''def box_iou(a, b):
+        "wrong": [
+            """def box_iou(a, b):
     left = torch.maximum(a[:, None, 0], b[None, :, 0])
     top = torch.maximum(a[:, None, 1], b[None, :, 1])
     right = torch.minimum(a[:, None, 2], b[None, :, 2])
@@ -969,8 +969,8 @@ def box_iou(a, b):
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     union = area_a[:, None] + area_b[None, :] - inter
     return torch.where(union > 0, inter / union, torch.zeros_like(union))
-''',
-            '''def box_iou(a, b):
+""",
+            """def box_iou(a, b):
     left = torch.maximum(a[:, None, 0], b[None, :, 0])
     top = torch.maximum(a[:, None, 1], b[None, :, 1])
     right = torch.minimum(a[:, None, 2], b[None, :, 2])
@@ -979,8 +979,8 @@ def box_iou(a, b):
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     return inter / (area_a[:, None] + area_b[None, :] - inter)
-''',
-            '''def box_iou(a, b):
+""",
+            """def box_iou(a, b):
     left = torch.maximum(a[:, None, 0], b[None, :, 0])
     top = torch.maximum(a[:, None, 1], b[None, :, 1])
     right = torch.minimum(a[:, None, 2], b[None, :, 2])
@@ -990,7 +990,7 @@ def box_iou(a, b):
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     union = area_a[:, None] + area_b[None, :]
     return torch.where(union > 0, inter / union, torch.zeros_like(union))
-''',
+""",
         ],
     },
 }
@@ -1001,11 +1001,26 @@ for _item, _table in MORE.items():
 
 # Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
 # misconception, each right answer the key written another well-formed way.
-ITEMS['answer_gather_dim0'] = {
+ITEMS["answer_gather_dim0"] = {
     "wrong": ['answer_gather_dim0 = "B"\n', 'answer_gather_dim0 = "C"\n', 'answer_gather_dim0 = "D"\n'],
-    "right": ['answer_gather_dim0 = "A"\n', 'answer_gather_dim0 = "a"\n', 'answer_gather_dim0 = " A "\n', '# the index picks the row, the column is j\nanswer_gather_dim0 = "A"\n'],
+    "right": [
+        'answer_gather_dim0 = "A"\n',
+        'answer_gather_dim0 = "a"\n',
+        'answer_gather_dim0 = " A "\n',
+        '# the index picks the row, the column is j\nanswer_gather_dim0 = "A"\n',
+    ],
 }
-ITEMS['answer_index_broadcast_shape'] = {
-    "wrong": ['answer_index_broadcast_shape = (3, 7)\n', 'answer_index_broadcast_shape = (3, 2, 7)\n', 'answer_index_broadcast_shape = (2, 3)\n', 'answer_index_broadcast_shape = (6, 7)\n'],
-    "right": ['answer_index_broadcast_shape = (2, 3, 7)\n', 'answer_index_broadcast_shape = [2, 3, 7]\n', 'answer_index_broadcast_shape = torch.Size([2, 3, 7])\n', 'answer_index_broadcast_shape = tuple(torch.zeros(5, 6, 7)[torch.tensor([0, 2, 4]), torch.tensor([[1], [3]])].shape)\n'],
+ITEMS["answer_index_broadcast_shape"] = {
+    "wrong": [
+        "answer_index_broadcast_shape = (3, 7)\n",
+        "answer_index_broadcast_shape = (3, 2, 7)\n",
+        "answer_index_broadcast_shape = (2, 3)\n",
+        "answer_index_broadcast_shape = (6, 7)\n",
+    ],
+    "right": [
+        "answer_index_broadcast_shape = (2, 3, 7)\n",
+        "answer_index_broadcast_shape = [2, 3, 7]\n",
+        "answer_index_broadcast_shape = torch.Size([2, 3, 7])\n",
+        "answer_index_broadcast_shape = tuple(torch.zeros(5, 6, 7)[torch.tensor([0, 2, 4]), torch.tensor([[1], [3]])].shape)\n",
+    ],
 }

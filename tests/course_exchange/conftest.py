@@ -69,7 +69,9 @@ class Course:
 
         config = self.config(token, home=home, **settings)
         coursedir = CourseDirectory(config=config)
-        app = getattr(ExchangeFactory(config=config), action)(coursedir=coursedir, authenticator=Authenticator(config=config), config=config)
+        app = getattr(ExchangeFactory(config=config), action)(
+            coursedir=coursedir, authenticator=Authenticator(config=config), config=config
+        )
         return app.start()
 
     def answer(self, home: Path, text: str) -> Path:
@@ -84,7 +86,10 @@ class Course:
 def write_release(root: Path, assignment: str) -> None:
     folder = root / "release" / assignment
     folder.mkdir(parents=True)
-    nbformat.write(new_notebook(cells=[new_code_cell("# YOUR CODE HERE\nraise NotImplementedError()")]), folder / f"{assignment}.ipynb")
+    nbformat.write(
+        new_notebook(cells=[new_code_cell("# YOUR CODE HERE\nraise NotImplementedError()")]),
+        folder / f"{assignment}.ipynb",
+    )
 
 
 @pytest.fixture

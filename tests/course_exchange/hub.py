@@ -29,7 +29,7 @@ GRADER_USER = "grace"  # an instructor
 GRADER_SERVICE = "formgrader"  # the course's formgrader service, whose token the grader's shell uses
 MAX_SUBMISSION_MB = 2.0
 
-CONFIG = '''
+CONFIG = """
 import sys
 from course_exchange.hubconfig import add_to_hub
 
@@ -52,7 +52,7 @@ c.JupyterHub.load_roles = [{{"name": "test-admin", "services": ["test-admin"], "
 add_to_hub(c, course_id=settings["course"], service_url=settings["exchange_url"], command=[sys.executable, "-m", "course_exchange.service"],
            store=settings["store"], users=settings["students"], grader_users=[settings["grader_user"]],
            grader_services=[settings["grader_service"]], max_submission_mb=settings["max_mb"], environment=settings["environment"])
-'''
+"""
 
 
 def stop_group(process: subprocess.Popen, *, timeout: float) -> None:
@@ -71,10 +71,28 @@ class ReceiptGrader:
         self.log = log
         self._out = log.open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "course_exchange.receipt", "--course-dir", str(course_dir), "--course", COURSE, "--url", url,
-             "--token-file", str(token_file), "--workers", str(workers), "--poll", "0.2"],
-            stdout=self._out, stderr=subprocess.STDOUT, start_new_session=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith(("JUPYTERHUB_", "COURSE_"))})
+            [
+                sys.executable,
+                "-m",
+                "course_exchange.receipt",
+                "--course-dir",
+                str(course_dir),
+                "--course",
+                COURSE,
+                "--url",
+                url,
+                "--token-file",
+                str(token_file),
+                "--workers",
+                str(workers),
+                "--poll",
+                "0.2",
+            ],
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith(("JUPYTERHUB_", "COURSE_"))},
+        )
 
     def stop(self) -> None:
         stop_group(self.process, timeout=60)
@@ -94,11 +112,21 @@ class ExchangeHub:
         exchange = f"http://127.0.0.1:{free_port()}"
         self.hub_api = f"http://127.0.0.1:{free_port()}/hub/api"
         settings = {
-            "bind_url": f"http://127.0.0.1:{free_port()}", "hub_bind_url": self.hub_api.removesuffix("/hub/api"),
-            "proxy_api_url": f"http://127.0.0.1:{free_port()}", "workdir": str(workdir), "password": secrets.token_hex(8),
-            "users": [*students, OUTSIDER, GRADER_USER], "students": list(students), "grader_user": GRADER_USER,
-            "grader_service": GRADER_SERVICE, "admin_token": self.admin_token, "grader_token": self.grader_token,
-            "course": COURSE, "exchange_url": exchange, "store": str(self.store), "max_mb": MAX_SUBMISSION_MB,
+            "bind_url": f"http://127.0.0.1:{free_port()}",
+            "hub_bind_url": self.hub_api.removesuffix("/hub/api"),
+            "proxy_api_url": f"http://127.0.0.1:{free_port()}",
+            "workdir": str(workdir),
+            "password": secrets.token_hex(8),
+            "users": [*students, OUTSIDER, GRADER_USER],
+            "students": list(students),
+            "grader_user": GRADER_USER,
+            "grader_service": GRADER_SERVICE,
+            "admin_token": self.admin_token,
+            "grader_token": self.grader_token,
+            "course": COURSE,
+            "exchange_url": exchange,
+            "store": str(self.store),
+            "max_mb": MAX_SUBMISSION_MB,
             "environment": {"PYTHONPATH": str(Path(__file__).resolve().parents[2])},
         }
         self.url = client_url(exchange)
@@ -107,8 +135,14 @@ class ExchangeHub:
         env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '/usr/bin:/bin')}"
         hub = shutil.which("jupyterhub", path=env["PATH"])
         self._log_file = self.log.open("wb")
-        self.process = subprocess.Popen([hub, "-f", str(workdir / "jupyterhub_config.py")], cwd=workdir, env=env,
-                                        stdout=self._log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            [hub, "-f", str(workdir / "jupyterhub_config.py")],
+            cwd=workdir,
+            env=env,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self._wait_until_up()
 
     def _wait_until_up(self, timeout: float = 120.0) -> None:
@@ -116,10 +150,14 @@ class ExchangeHub:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 self.stop()  # its proxy may still run
-                raise RuntimeError(f"jupyterhub exited with status {self.process.returncode}:\n{self.log.read_text()[-4000:]}")
+                raise RuntimeError(
+                    f"jupyterhub exited with status {self.process.returncode}:\n{self.log.read_text()[-4000:]}"
+                )
             try:
-                request = urllib.request.Request(self.url + f"/api/courses/{COURSE}/releases",
-                                                 headers={"Authorization": f"token {self.grader_token}"})
+                request = urllib.request.Request(
+                    self.url + f"/api/courses/{COURSE}/releases",
+                    headers={"Authorization": f"token {self.grader_token}"},
+                )
                 with urllib.request.urlopen(request, timeout=5) as reply:
                     if reply.status == 200:
                         return
@@ -129,20 +167,29 @@ class ExchangeHub:
         raise RuntimeError(f"the exchange did not answer within {timeout:.0f} s:\n{self.log.read_text()[-4000:]}")
 
     def hub_request(self, method: str, path: str, body: dict | None = None) -> dict:
-        request = urllib.request.Request(self.hub_api + path, method=method, data=json.dumps(body).encode() if body is not None else None,
-                                         headers={"Authorization": f"token {self.admin_token}", "Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.hub_api + path,
+            method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Authorization": f"token {self.admin_token}", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=30) as reply:
             return json.loads(reply.read())
 
     def server_token(self, user: str) -> str:
         """A token like the one the hub gives the user's server: the server role's scopes and the exchange."""
-        reply = self.hub_request("POST", f"/users/{user}/tokens",
-                                 {"scopes": [*SERVER_SCOPES, f"access:services!service={SERVICE}"], "note": "exchange test"})
+        reply = self.hub_request(
+            "POST",
+            f"/users/{user}/tokens",
+            {"scopes": [*SERVER_SCOPES, f"access:services!service={SERVICE}"], "note": "exchange test"},
+        )
         return reply["token"]
 
     def plain_token(self, user: str) -> str:
         """A token of the user's without the exchange's scope."""
-        return self.hub_request("POST", f"/users/{user}/tokens", {"scopes": SERVER_SCOPES, "note": "exchange test"})["token"]
+        return self.hub_request("POST", f"/users/{user}/tokens", {"scopes": SERVER_SCOPES, "note": "exchange test"})[
+            "token"
+        ]
 
     def service_pids(self) -> list[int]:
         """The exchange service's processes: they run in the store (their working folder)."""

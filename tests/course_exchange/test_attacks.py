@@ -18,7 +18,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
-from course_exchange import archive
 from course_exchange.client import Client, RequestRefused
 from course_exchange.policy import parse_time, stamp
 from tests.course_exchange.conftest import write_release
@@ -84,8 +83,9 @@ def default_exchange(tmp_path):
         config.CourseDirectory.student_id = student
         for name, value in options.items():
             setattr(getattr(config, f"Exchange{action}"), name, value)
-        app = getattr(ExchangeFactory(config=config), action)(coursedir=CourseDirectory(config=config),
-                                                              authenticator=Authenticator(config=config), config=config)
+        app = getattr(ExchangeFactory(config=config), action)(
+            coursedir=CourseDirectory(config=config), authenticator=Authenticator(config=config), config=config
+        )
         return app.start()
 
     run("ReleaseAssignment")
@@ -167,17 +167,29 @@ def test_a_student_cannot_submit_as_a_classmate(course, tokens):
 
 def test_a_student_cannot_choose_the_receipt_time(course, tokens):
     past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=2)).isoformat()
-    course.run("ReleaseAssignment", tokens["grader"], ExchangeReleaseAssignment__force=True, AssignmentPolicy__due={course.assignment: past})
+    course.run(
+        "ReleaseAssignment",
+        tokens["grader"],
+        ExchangeReleaseAssignment__force=True,
+        AssignmentPolicy__due={course.assignment: past},
+    )
     # A time in the request is not read.
-    raw = client(course, tokens["ben"]).request("POST", f"/submissions/{course.assignment}", body=zipped({"a.ipynb": b"{}"}),
-                                               query={"timestamp": EARLY_TIME}, headers={"X-Timestamp": EARLY_TIME})
+    raw = client(course, tokens["ben"]).request(
+        "POST",
+        f"/submissions/{course.assignment}",
+        body=zipped({"a.ipynb": b"{}"}),
+        query={"timestamp": EARLY_TIME},
+        headers={"X-Timestamp": EARLY_TIME},
+    )
     assert '"late_seconds": null' not in raw[0].decode()
     # Nor is a timestamp.txt in the folder.
     before = dt.datetime.now(dt.timezone.utc)
     reply = submit_as(course, tokens, "ben", "ben's late work", **{"timestamp.txt": EARLY_TIME})
     after = dt.datetime.now(dt.timezone.utc)
     received = parse_time(reply["received_at"])
-    assert before - dt.timedelta(seconds=1) <= received <= after + dt.timedelta(seconds=1), "the receipt time is not the server's"
+    assert before - dt.timedelta(seconds=1) <= received <= after + dt.timedelta(seconds=1), (
+        "the receipt time is not the server's"
+    )
     assert reply["late_seconds"] > 7000 and "late" in reply["message"]
     course.run("Collect", tokens["grader"])
     text, when = collected(course.root, "ben", course.assignment)
@@ -187,9 +199,16 @@ def test_a_student_cannot_choose_the_receipt_time(course, tokens):
 
 def test_a_late_submission_is_refused_when_the_course_says_so(course, tokens):
     past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)).isoformat()
-    course.run("ReleaseAssignment", tokens["grader"], ExchangeReleaseAssignment__force=True,
-               AssignmentPolicy__due={course.assignment: past}, AssignmentPolicy__late="refuse",
-               AssignmentPolicy__extensions={course.assignment: {"ada": (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1)).isoformat()}})
+    course.run(
+        "ReleaseAssignment",
+        tokens["grader"],
+        ExchangeReleaseAssignment__force=True,
+        AssignmentPolicy__due={course.assignment: past},
+        AssignmentPolicy__late="refuse",
+        AssignmentPolicy__extensions={
+            course.assignment: {"ada": (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1)).isoformat()}
+        },
+    )
     from nbgrader.exchange import ExchangeError
 
     with pytest.raises(ExchangeError, match="refuses late submissions. Nothing was stored"):
@@ -290,7 +309,11 @@ def test_an_oversized_submission_is_refused_with_a_message(course, tokens):
     (home / course.assignment / "data.bin").write_bytes(b"\0" * 3_000_000)
     with pytest.raises(ExchangeError) as caught:
         course.run("Submit", tokens["ada"], home=home)
-    assert "(413)" in str(caught.value) and "at most 2.0 MB" in str(caught.value) and "Remove large files" in str(caught.value)
+    assert (
+        "(413)" in str(caught.value)
+        and "at most 2.0 MB" in str(caught.value)
+        and "Remove large files" in str(caught.value)
+    )
     assert client(course, tokens["ada"]).submissions(course.assignment) == []
 
 
@@ -306,18 +329,30 @@ def test_collect_says_which_submission_it_picked_and_why(course, tokens, caplog)
     submit_as(course, tokens, "ada", "first")
     submit_as(course, tokens, "ada", "second")
     deadline = dt.datetime.now(dt.timezone.utc)
-    course.run("ReleaseAssignment", tokens["grader"], ExchangeReleaseAssignment__force=True,
-               AssignmentPolicy__due={course.assignment: deadline.isoformat()})
+    course.run(
+        "ReleaseAssignment",
+        tokens["grader"],
+        ExchangeReleaseAssignment__force=True,
+        AssignmentPolicy__due={course.assignment: deadline.isoformat()},
+    )
     submit_as(course, tokens, "ada", "third, late")
     picked = client(course, tokens["grader"]).collect(course.assignment)["picked"]
     assert len(picked) == 1 and picked[0]["count"] == 3
-    assert picked[0]["reason"] == f"the last of 3 received before the deadline {stamp(deadline)}; 1 later one after it ignored"
+    assert (
+        picked[0]["reason"]
+        == f"the last of 3 received before the deadline {stamp(deadline)}; 1 later one after it ignored"
+    )
     with caplog.at_level("INFO"):
         course.run("Collect", tokens["grader"])
     assert collected(course.root, "ada", course.assignment)[0] == "second"
     assert "1 later one after it ignored" in caplog.text
-    course.run("ReleaseAssignment", tokens["grader"], ExchangeReleaseAssignment__force=True,
-               AssignmentPolicy__due={course.assignment: deadline.isoformat()}, AssignmentPolicy__pick="last")
+    course.run(
+        "ReleaseAssignment",
+        tokens["grader"],
+        ExchangeReleaseAssignment__force=True,
+        AssignmentPolicy__due={course.assignment: deadline.isoformat()},
+        AssignmentPolicy__pick="last",
+    )
     course.run("Collect", tokens["grader"], ExchangeCollect__update=True)
     assert collected(course.root, "ada", course.assignment)[0] == "third, late"
 
@@ -335,7 +370,9 @@ def test_the_round_trip_through_nbgrader(course, tokens):
     feedback = course.root / "feedback" / "ada" / course.assignment
     feedback.mkdir(parents=True)
     (feedback / f"{course.assignment}.html").write_text("<p>ada's feedback</p>")
-    (feedback / "timestamp.txt").write_text((course.root / "submitted" / "ada" / course.assignment / "timestamp.txt").read_text())
+    (feedback / "timestamp.txt").write_text(
+        (course.root / "submitted" / "ada" / course.assignment / "timestamp.txt").read_text()
+    )
     course.run("ReleaseFeedback", tokens["grader"])
     [group] = course.run("List", tokens["ada"], home=home, ExchangeList__cached=True)
     [entry] = group["submissions"]

@@ -61,7 +61,9 @@ def graded(tmp_path_factory):
         results = grader.grade(attempts)
     finally:
         grader.close()
-    return {r.attempt.assignment: (r.pages[r.attempt.assignment], variants[r.attempt.assignment], r.reason) for r in results}
+    return {
+        r.attempt.assignment: (r.pages[r.attempt.assignment], variants[r.attempt.assignment], r.reason) for r in results
+    }
 
 
 @pytest.mark.parametrize("lesson", lessons())
@@ -76,7 +78,9 @@ def test_a_wrong_answer_is_told_it_failed_and_sees_no_secret(graded, lesson):
     hidden = leaks.secret_lines(source, regions=leaks.HIDDEN_TESTS)
     assert hidden, f"{lesson} has hidden tests to look for"
     assert not [line for line in hidden if line in text], "hidden test source in the feedback"
-    assert not [line for line in leaks.secret_lines(source) if line in text], "solution or hidden test source in the feedback"
+    assert not [line for line in leaks.secret_lines(source) if line in text], (
+        "solution or hidden test source in the feedback"
+    )
     for item in samples.answer_items(source):
         row = found[item]
         wrong = variants.get(item, "").startswith("wrong")

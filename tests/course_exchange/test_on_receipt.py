@@ -24,7 +24,9 @@ from tests.course_exchange.test_feedback import rows
 LESSON = "01_tensors"
 ATTEMPTS = 2
 ON_RECEIPT = {LESSON: {"attempts": ATTEMPTS, "shows": "verdicts", "score": True}}
-FIRST_FEEDBACK_S = 900  # the grader's first notebook waits for its judges to start; a bound on a hang, not a speed claim
+FIRST_FEEDBACK_S = (
+    900  # the grader's first notebook waits for its judges to start; a bound on a hang, not a speed claim
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,12 @@ def receipt(tmp_path_factory, exchange_hub, tokens):
         fh.write(f"\nc.AssignmentPolicy.on_receipt = {ON_RECEIPT!r}\n")
     assert commands.release(root, assignments=[LESSON], progress=False) == []
     course = Course(root, LESSON, exchange_hub.url)
-    course.run("ReleaseAssignment", tokens["grader"], AssignmentPolicy__on_receipt=ON_RECEIPT, ExchangeReleaseAssignment__force=True)
+    course.run(
+        "ReleaseAssignment",
+        tokens["grader"],
+        AssignmentPolicy__on_receipt=ON_RECEIPT,
+        ExchangeReleaseAssignment__force=True,
+    )
     token_file = root.parent / "grader-token"
     token_file.write_text(tokens["grader"])
     token_file.chmod(0o600)
@@ -58,14 +65,18 @@ def hand_in(course: Course, token: str, home: Path, notebook: nbformat.NotebookN
     return course.run("Submit", token, home=home)
 
 
-def wait_for_feedback(course: Course, token: str, submission_id: int, log: Path, timeout: float = FIRST_FEEDBACK_S) -> dict:
+def wait_for_feedback(
+    course: Course, token: str, submission_id: int, log: Path, timeout: float = FIRST_FEEDBACK_S
+) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = [s for s in client(course, token).submissions(LESSON) if s["id"] == submission_id]
         if found and found[0]["feedback"]:
             return found[0]
         time.sleep(0.5)
-    raise AssertionError(f"no feedback for submission {submission_id} within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
+    raise AssertionError(
+        f"no feedback for submission {submission_id} within {timeout:.0f} s:\n{log.read_text()[-3000:]}"
+    )
 
 
 def fetched_rows(course: Course, token: str, home: Path, submission: dict) -> dict:
@@ -84,11 +95,15 @@ def notebooks() -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
 
 def test_a_student_reads_what_failed_fixes_it_and_gets_full_marks_alone(receipt, tokens):
     course, log = receipt["course"], receipt["grader"].log
-    ada, ben = course.home("ada"), course.home("ben")
+    ada, _ = course.home("ada"), course.home("ben")
     wrong, right = notebooks()
 
     reply = hand_in(course, tokens["ada"], ada, wrong)
-    assert "feedback is coming" in reply["message"] and reply["grading"] == {"state": "queued", "attempt": 1, "detail": ""}
+    assert "feedback is coming" in reply["message"] and reply["grading"] == {
+        "state": "queued",
+        "attempt": 1,
+        "detail": "",
+    }
     first = wait_for_feedback(course, tokens["ada"], reply["id"], log)
     found, page = fetched_rows(course, tokens["ada"], ada, first)
     assert found and all(r["verdict"] in (feedback.FAILED, feedback.WRONG) for r in found.values()), found
@@ -105,26 +120,38 @@ def test_a_student_reads_what_failed_fixes_it_and_gets_full_marks_alone(receipt,
     second = wait_for_feedback(course, tokens["ada"], reply["id"], log)
     found, page = fetched_rows(course, tokens["ada"], ada, second)
     assert found and all(r["verdict"] in (feedback.PASSED, feedback.RIGHT) for r in found.values()), found
-    total = sum(cell["nbgrader"].get("points", 0) for cell in gradebook.template(course.root, LESSON, LESSON)["cells"]
-                if cell["nbgrader"].get("grade"))
+    total = sum(
+        cell["nbgrader"].get("points", 0)
+        for cell in gradebook.template(course.root, LESSON, LESSON)["cells"]
+        if cell["nbgrader"].get("grade")
+    )
     assert f"Score of the checks shown: {total:g} / {total:g}" in html.unescape(page)
 
     # The instructor's gradebook holds the attempt that counts (the last, no deadline), at its receipt time.
     scores = gradebook.score_table(course.root, assignments=[LESSON])[(LESSON, "ada")]
     assert sum(scores.values()) == total
     from nbgrader.api import Gradebook
+
     with Gradebook(gradebook.db_url(course.root)) as gb:
         stamp = gb.find_submission(LESSON, "ada").timestamp
         # What formgrader shows beside each answer: how many graded attempts the item took.
         said = gb.find_comment("tensor_rank", LESSON, LESSON, "ada").auto_comment
     assert said == "Graded on receipt: 2 graded attempts, full points first at attempt 2.", said
-    assert abs((stamp.replace(tzinfo=None) - parse_time(second["received_at"]).replace(tzinfo=None)).total_seconds()) < 1e-3
+    assert (
+        abs((stamp.replace(tzinfo=None) - parse_time(second["received_at"]).replace(tzinfo=None)).total_seconds())
+        < 1e-3
+    )
 
     # Attempts per item: every item took Ada two graded attempts, which the class report shows.
     tries = attempts.per_item(course.root, assignments=[LESSON])
-    assert tries and all(t == {"students": 1, "attempts": 2, "mean_to_full": 2.0, "never_full": 0} for t in tries.values())
+    assert tries and all(
+        t == {"students": 1, "attempts": 2, "mean_to_full": 2.0, "never_full": 0} for t in tries.values()
+    )
     report = commands.make_report(course.root, out=course.root.parent / "report").read_text(encoding="utf-8")
-    assert "<h2>Attempts on receipt</h2>" in report and "<td>tensor_rank</td><td>1</td><td>2</td><td>2.0</td><td>0</td>" in report
+    assert (
+        "<h2>Attempts on receipt</h2>" in report
+        and "<td>tensor_rank</td><td>1</td><td>2</td><td>2.0</td><td>0</td>" in report
+    )
 
     # Past the limit: received and kept, not graded.
     reply = hand_in(course, tokens["ada"], ada, wrong)

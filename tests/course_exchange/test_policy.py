@@ -35,12 +35,17 @@ def test_an_extension_moves_the_student_deadline_only():
 
 
 def test_the_last_policy_and_no_deadline():
-    assert pick(Policy(due=DUE, pick="last"), "ada", [at(-5), at(60)]) == (1, "the last of 2 (the course collects the last submission); it is 1 hour late")
+    assert pick(Policy(due=DUE, pick="last"), "ada", [at(-5), at(60)]) == (
+        1,
+        "the last of 2 (the course collects the last submission); it is 1 hour late",
+    )
     assert pick(Policy(), "ada", [at(-5), at(60)]) == (1, "the last of 2 (the assignment has no deadline)")
 
 
 def test_a_policy_survives_its_json_form_and_refuses_unknown_rules():
-    rules = Policy(due=DUE, extensions={"ada": at(60)}, late="refuse", pick="last", on_receipt=True, attempts=3, quiz_attempts=1)
+    rules = Policy(
+        due=DUE, extensions={"ada": at(60)}, late="refuse", pick="last", on_receipt=True, attempts=3, quiz_attempts=1
+    )
     assert Policy.from_json(rules.to_json()) == rules
     with pytest.raises(ValueError):
         Policy(late="sometimes")

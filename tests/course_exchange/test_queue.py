@@ -18,13 +18,26 @@ T0 = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.timezone.utc)
 
 def submit(store: Store, student: str, minute: float = 0, *, limit: int | None = 0):
     data = f"{student} {minute}".encode()
-    return store.add_submission(course="c", assignment="a", student=student, data=data, received_at=T0 + dt.timedelta(minutes=minute),
-                                late_seconds=None, files={"a.ipynb": hashlib.sha256(data).hexdigest()}, graded_attempts=limit)
+    return store.add_submission(
+        course="c",
+        assignment="a",
+        student=student,
+        data=data,
+        received_at=T0 + dt.timedelta(minutes=minute),
+        late_seconds=None,
+        files={"a.ipynb": hashlib.sha256(data).hexdigest()},
+        graded_attempts=limit,
+    )
 
 
-def claim(store: Store, minute: float, *, limit: int = 10, by: str = "grader", lease_s: float = 600, restarted: bool = False) -> list[int]:
+def claim(
+    store: Store, minute: float, *, limit: int = 10, by: str = "grader", lease_s: float = 600, restarted: bool = False
+) -> list[int]:
     at = T0 + dt.timedelta(minutes=minute)
-    return [s.id for s in store.claim("c", by=by, at=at, limit=limit, lease_s=lease_s, reclaim_before=at if restarted else None)]
+    return [
+        s.id
+        for s in store.claim("c", by=by, at=at, limit=limit, lease_s=lease_s, reclaim_before=at if restarted else None)
+    ]
 
 
 def test_claims_come_in_order_of_arrival_and_each_once(tmp_path):
@@ -40,7 +53,12 @@ def test_attempts_past_the_limit_are_kept_not_queued(tmp_path):
     store = Store(tmp_path / "store")
     first, second, third = (submit(store, "ada", m, limit=2) for m in range(3))
     other = submit(store, "ben", 3, limit=2)
-    assert [store.grading(s.id)["state"] for s in (first, second, third, other)] == ["queued", "queued", "kept", "queued"]
+    assert [store.grading(s.id)["state"] for s in (first, second, third, other)] == [
+        "queued",
+        "queued",
+        "kept",
+        "queued",
+    ]
     assert [store.grading(s.id)["attempt"] for s in (first, second, other)] == [1, 2, 1]
     assert store.submission(third.id) == third  # received and kept
     assert claim(store, 5) == [first.id, second.id, other.id]

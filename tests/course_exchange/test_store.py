@@ -15,8 +15,15 @@ T0 = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.timezone.utc)
 
 
 def submit(store: Store, student: str, data: bytes, minute: int = 0):
-    return store.add_submission(course="c", assignment="a", student=student, data=data, received_at=T0 + dt.timedelta(minutes=minute),
-                                late_seconds=None, files={"a.ipynb": hashlib.sha256(data).hexdigest()})
+    return store.add_submission(
+        course="c",
+        assignment="a",
+        student=student,
+        data=data,
+        received_at=T0 + dt.timedelta(minutes=minute),
+        late_seconds=None,
+        files={"a.ipynb": hashlib.sha256(data).hexdigest()},
+    )
 
 
 def test_rows_cannot_be_updated_or_deleted(tmp_path):
@@ -24,8 +31,15 @@ def test_rows_cannot_be_updated_or_deleted(tmp_path):
     first = submit(store, "ada", b"ada's work")
     store.add_feedback(submission_id=first.id, data=b"fb", at=T0, by="grader", files={})
     store.add_release(course="c", assignment="a", data=b"release", at=T0, by="grader", policy=Policy())
-    for statement in ("UPDATE submissions SET student = 'ben'", "DELETE FROM submissions", "UPDATE submissions SET received_at = '2000-01-01'",
-                      "DELETE FROM feedback", "UPDATE feedback SET sha256 = 'x'", "DELETE FROM releases", "UPDATE releases SET kind = 'withdraw'"):
+    for statement in (
+        "UPDATE submissions SET student = 'ben'",
+        "DELETE FROM submissions",
+        "UPDATE submissions SET received_at = '2000-01-01'",
+        "DELETE FROM feedback",
+        "UPDATE feedback SET sha256 = 'x'",
+        "DELETE FROM releases",
+        "UPDATE releases SET kind = 'withdraw'",
+    ):
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             store.db.execute(statement)
     assert store.submissions("c") == [first]

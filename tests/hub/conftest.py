@@ -19,8 +19,16 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CHROMIUM
-from tests.hub.hub import (Hub, HubNotReady, SystemUser, create_user, make_course_dir, missing_prerequisites, remove_leftover_users,
-                           remove_user)
+from tests.hub.hub import (
+    Hub,
+    HubNotReady,
+    SystemUser,
+    create_user,
+    make_course_dir,
+    missing_prerequisites,
+    remove_leftover_users,
+    remove_user,
+)
 
 ROLES = ("ada", "ben")  # the two students; their system users are named pt-<role>-<this run's tag>
 
@@ -57,7 +65,9 @@ class Classroom:
                     page.screenshot(path=str(self.artifacts / f"{slug}-{index}.png"))
             with contextlib.suppress(OSError):
                 shutil.copyfile(self.hub.log, self.artifacts / f"{slug}-jupyterhub.log")
-            raise AssertionError(f"step {name!r} failed; screenshots and the hub's log are in {self.artifacts}:\n{exc}") from exc
+            raise AssertionError(
+                f"step {name!r} failed; screenshots and the hub's log are in {self.artifacts}:\n{exc}"
+            ) from exc
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +127,14 @@ def classroom(hub_browser):
         course_dir = make_course_dir(top / "course")
         exchange_store = top / "exchange-store"
         (top / "hub").mkdir(mode=0o700)
-        hub = Hub(top / "hub", course_dir=course_dir, exchange_store=exchange_store, exchange_user=exchange_user.name,
-                  instructors=[instructor.name], students=[u.name for u in students.values()])
+        hub = Hub(
+            top / "hub",
+            course_dir=course_dir,
+            exchange_store=exchange_store,
+            exchange_user=exchange_user.name,
+            instructors=[instructor.name],
+            students=[u.name for u in students.values()],
+        )
         yield Classroom(hub, instructor, students, course_dir, exchange_store, exchange_user, artifacts_dir())
     except HubNotReady as exc:
         pytest.fail(f"the hub test cannot start: {exc}", pytrace=False)

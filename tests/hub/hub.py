@@ -32,8 +32,25 @@ COURSE_ID = "pytorch-tensors"
 USER_MARK = "tensor-course hub test"  # the comment field of every user this test creates
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # Left out of the course directory: the developer's tooling and what earlier runs produced.
-NOT_COURSE = (".git", ".venv", "artifacts", ".hypothesis", ".pytest_cache", "__pycache__", "*.pyc", "*.egg-info", "build",
-              "dist", "release", "submitted", "autograded", "feedback", "gradebook.db", ".autograder", "node_modules")
+NOT_COURSE = (
+    ".git",
+    ".venv",
+    "artifacts",
+    ".hypothesis",
+    ".pytest_cache",
+    "__pycache__",
+    "*.pyc",
+    "*.egg-info",
+    "build",
+    "dist",
+    "release",
+    "submitted",
+    "autograded",
+    "feedback",
+    "gradebook.db",
+    ".autograder",
+    "node_modules",
+)
 
 
 class HubNotReady(RuntimeError):
@@ -69,11 +86,21 @@ def stale_packages() -> list[str]:
     from there and the grader runs from there."""
     out = []
     for package in ("course", "course_exchange", "autograder"):
-        found = subprocess.run([str(HUB_ENV / "bin" / "python"), "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"],
-                               capture_output=True, text=True, cwd="/")
+        found = subprocess.run(
+            [
+                str(HUB_ENV / "bin" / "python"),
+                "-c",
+                f"import {package}, os; print(os.path.dirname({package}.__file__))",
+            ],
+            capture_output=True,
+            text=True,
+            cwd="/",
+        )
         installed = Path(found.stdout.strip())
         if found.returncode != 0 or _tree_digest(installed) != _tree_digest(ROOT / package):
-            out.append(f"the `{package}` package in {HUB_ENV} is not this checkout's (bash deploy/jupyterhub/install-env)")
+            out.append(
+                f"the `{package}` package in {HUB_ENV} is not this checkout's (bash deploy/jupyterhub/install-env)"
+            )
     return out
 
 
@@ -114,8 +141,11 @@ def create_user(name: str) -> SystemUser:
     """
     if _user_exists(name):
         raise HubNotReady(f"a system user {name!r} exists already; not touching it")
-    subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", "--comment", f"{USER_MARK} (pid {os.getpid()})", name],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["useradd", "--create-home", "--shell", "/bin/bash", "--comment", f"{USER_MARK} (pid {os.getpid()})", name],
+        check=True,
+        capture_output=True,
+    )
     user = SystemUser(name, secrets.token_urlsafe(12))
     subprocess.run(["chpasswd"], input=f"{name}:{user.password}\n", text=True, check=True, capture_output=True)
     # Students must not read each other's work: homes are private (HOME_MODE 0700 in /etc/login.defs).
@@ -188,8 +218,16 @@ def make_course_dir(target: Path) -> Path:
 class Hub:
     """JupyterHub with deploy/jupyterhub/jupyterhub_config.py on free loopback ports, in `workdir`."""
 
-    def __init__(self, workdir: Path, *, course_dir: Path, exchange_store: Path, exchange_user: str, instructors: list[str],
-                 students: list[str]) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        course_dir: Path,
+        exchange_store: Path,
+        exchange_user: str,
+        instructors: list[str],
+        students: list[str],
+    ) -> None:
         self.workdir = workdir
         self.course_dir = course_dir
         self.exchange_store = exchange_store
@@ -213,16 +251,20 @@ class Hub:
             COURSE_FORMGRADER_URL=f"http://127.0.0.1:{self.formgrader_port}",
         )
         command = [
-            str(HUB_ENV / "bin" / "jupyterhub"), "-f", str(HUB_CONFIG),
+            str(HUB_ENV / "bin" / "jupyterhub"),
+            "-f",
+            str(HUB_CONFIG),
             f"--JupyterHub.bind_url=http://127.0.0.1:{self.port}",
             f"--JupyterHub.hub_bind_url=http://127.0.0.1:{free_port()}",
             f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}",
             # Stopping servers at the end need not wait for a polite shutdown.
-            "--Spawner.interrupt_timeout=3", "--Spawner.term_timeout=3",
+            "--Spawner.interrupt_timeout=3",
+            "--Spawner.term_timeout=3",
         ]
         self._log_file = self.log.open("wb")
-        self.process = subprocess.Popen(command, cwd=workdir, env=env, stdout=self._log_file, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            command, cwd=workdir, env=env, stdout=self._log_file, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self._wait_until_up()
 
     @property
@@ -265,10 +307,18 @@ class Hub:
         """Run a command in the course directory as the grader account (root here), as an admin would:
         the hub environment first on PATH, the exchange service's address and the grader's token file."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("COURSE_", "JUPYTER", "VIRTUAL_ENV", "PYTHON"))}
-        env.update(PATH=hub_env_path(), COURSE_EXCHANGE_URL=client_url(self.exchange_url), COURSE_EXCHANGE_TOKEN_FILE=str(self.token_file))
-        done = subprocess.run(list(command), cwd=self.course_dir, env=env, capture_output=True, text=True, timeout=timeout)
+        env.update(
+            PATH=hub_env_path(),
+            COURSE_EXCHANGE_URL=client_url(self.exchange_url),
+            COURSE_EXCHANGE_TOKEN_FILE=str(self.token_file),
+        )
+        done = subprocess.run(
+            list(command), cwd=self.course_dir, env=env, capture_output=True, text=True, timeout=timeout
+        )
         if done.returncode != 0:
-            raise AssertionError(f"{' '.join(command)} failed (exit {done.returncode}):\n{(done.stdout + done.stderr)[-4000:]}")
+            raise AssertionError(
+                f"{' '.join(command)} failed (exit {done.returncode}):\n{(done.stdout + done.stderr)[-4000:]}"
+            )
         return done
 
     def exchange(self, token: str) -> Client:

@@ -23,7 +23,9 @@ def log_in(page, hub, user, *, next_path: str = "") -> None:
     page.fill("#username_input", user.name)
     page.fill("#password_input", user.password)
     page.click("#login_submit")
-    page.wait_for_url(re.compile(re.escape(hub.url) + (re.escape(next_path) if next_path else r"/user/")), timeout=240_000)
+    page.wait_for_url(
+        re.compile(re.escape(hub.url) + (re.escape(next_path) if next_path else r"/user/")), timeout=240_000
+    )
 
 
 @dataclass
@@ -75,7 +77,11 @@ class AssignmentsTab:
     def menu_entries(self) -> list[str]:
         """The labels JupyterLab's Nbgrader menu shows (the student configuration leaves one)."""
         self._open_menu()
-        labels = [label.strip() for label in self.page.locator(".lm-Menu .lm-Menu-itemLabel").all_inner_texts() if label.strip()]
+        labels = [
+            label.strip()
+            for label in self.page.locator(".lm-Menu .lm-Menu-itemLabel").all_inner_texts()
+            if label.strip()
+        ]
         self.page.keyboard.press("Escape")
         return labels
 
@@ -115,9 +121,9 @@ class AssignmentsTab:
         """Click the lesson's notebook in the downloaded assignment; returns it as a StudentView."""
         self.notebook_row(lesson, lesson).locator("a").filter(has_text=lesson).click()
         self.page.locator(CELL).first.wait_for()
-        self.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
-            timeout=180_000
-        )
+        self.page.locator(
+            ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator[data-status='idle']"
+        ).wait_for(timeout=180_000)
         return StudentView(self.page, self.lab, lesson, artifacts)
 
     def validate(self, assignment: str, notebook: str) -> tuple[str, str]:

@@ -44,7 +44,11 @@ def _answers(course_dir) -> dict[str, str]:
     release = nbformat.read(course_dir / "release" / LESSON / f"{LESSON}.ipynb", as_version=4)
     solution = samples.answered(source, release, keep=None)
     wanted = set(samples.answer_items(release))
-    return {c.metadata.nbgrader.grade_id: c.source for c in solution.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") in wanted}
+    return {
+        c.metadata.nbgrader.grade_id: c.source
+        for c in solution.cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") in wanted
+    }
 
 
 def _submissions(tab: AssignmentsTab) -> dict[str, str]:
@@ -151,7 +155,9 @@ def test_feedback_on_submit(classroom, new_page):
         stamp2 = _submit(tab)
         _wait_for_offer(tab, stamp2)
         verdicts, text = _read_feedback(tab, stamp2)
-        assert set(verdicts) == set(right) and all(v in (feedback.PASSED, feedback.RIGHT) for v in verdicts.values()), verdicts
+        assert set(verdicts) == set(right) and all(v in (feedback.PASSED, feedback.RIGHT) for v in verdicts.values()), (
+            verdicts
+        )
         total = re.search(r"Score of the checks shown: ([\d.]+) / ([\d.]+)", text)
         assert total and total.group(1) == total.group(2), text[:800]
         assert "attempt 2 of 2" in text

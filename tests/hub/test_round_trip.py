@@ -59,7 +59,11 @@ def _plan(course_dir) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, fl
     cells = {c.grade_id: c for c in notebook_cells(course_dir / "release" / LESSON / f"{LESSON}.ipynb") if c.solution}
     items = samples.answer_items(release)
     solution = samples.answered(source, release, keep=None)
-    instructor = {c.metadata.nbgrader.grade_id: c.source for c in solution.cells if c.metadata.get("nbgrader", {}).get("grade_id") in cells}
+    instructor = {
+        c.metadata.nbgrader.grade_id: c.source
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") in cells
+    }
 
     answers: dict[str, dict[str, str]] = {ADA: {}, BEN: {}}
     expected: dict[str, dict[str, float]] = {ADA: dict(points), BEN: dict(points)}
@@ -120,9 +124,14 @@ def test_round_trip(classroom, new_page):
                 if cell.solution:
                     view.type_answer(cell.index, answers[role][cell.grade_id], paste=True)
             saved = view.save()
-            typed = {c.metadata.nbgrader.grade_id: c.source.strip() for c in nbformat.reads(json.dumps(saved), as_version=4).cells
-                     if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
-            assert typed == {k: v.strip() for k, v in answers[role].items()}, "the saved notebook does not hold what was typed"
+            typed = {
+                c.metadata.nbgrader.grade_id: c.source.strip()
+                for c in nbformat.reads(json.dumps(saved), as_version=4).cells
+                if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+            }
+            assert typed == {k: v.strip() for k, v in answers[role].items()}, (
+                "the saved notebook does not hold what was typed"
+            )
 
         with room.step(f"{name} validates", page):
             kind, text = tab.validate(LESSON, LESSON)
@@ -130,7 +139,9 @@ def test_round_trip(classroom, new_page):
                 assert "validation-success" in kind and SUCCESS in text, text
             else:
                 assert "validation-failed" in kind, text
-                failing = {item for item in answers[BEN] if _flat(_test_cell_source(room.course_dir, item)) in _flat(text)}
+                failing = {
+                    item for item in answers[BEN] if _flat(_test_cell_source(room.course_dir, item)) in _flat(text)
+                }
                 assert visibly_wrong <= failing, f"Validate does not list {visibly_wrong}: {text}"
                 right = {item for item in answers[BEN] if expected[BEN][f"test_{item}"] > 0}
                 assert not failing & right, f"Validate lists right answers as failing: {failing & right}"
@@ -146,16 +157,20 @@ def test_round_trip(classroom, new_page):
         assert run_as(ada, "cat", str(own)).returncode == 0
         assert run_as(ben, "cat", str(own)).returncode != 0, "ben can read ada's notebook"
         assert run_as(ben, "ls", str(room.exchange_store)).returncode != 0, "ben can list the exchange's store"
-        assert run_as(ben, "touch", str(room.exchange_store / "x")).returncode != 0, "ben can write into the exchange's store"
+        assert run_as(ben, "touch", str(room.exchange_store / "x")).returncode != 0, (
+            "ben can write into the exchange's store"
+        )
         assert run_as(ben, "ls", str(room.course_dir)).returncode != 0, "ben can read the course directory"
         as_ben = hub.exchange(hub.server_token(ben))
         assert {s["student"] for s in as_ben.submissions(LESSON)} == {ben.name}
         [ada_submission] = hub.exchange(hub.grader_token).submissions(LESSON, student=ada.name)
-        for attempt, status in ((lambda: as_ben.submissions(LESSON, student=ada.name), 403),
-                                (lambda: as_ben.fetch_submission(LESSON, ada_submission["id"]), 404),
-                                (lambda: as_ben.request("POST", f"/submissions/{LESSON}", body=b"", query={"student": ada.name}), 403),
-                                (lambda: as_ben.collect(LESSON), 403),
-                                (lambda: hub.exchange("").releases(), 401)):
+        for attempt, status in (
+            (lambda: as_ben.submissions(LESSON, student=ada.name), 403),
+            (lambda: as_ben.fetch_submission(LESSON, ada_submission["id"]), 404),
+            (lambda: as_ben.request("POST", f"/submissions/{LESSON}", body=b"", query={"student": ada.name}), 403),
+            (lambda: as_ben.collect(LESSON), 403),
+            (lambda: hub.exchange("").releases(), 401),
+        ):
             with pytest.raises(RequestRefused) as refused:
                 attempt()
             assert refused.value.status == status, refused.value.message
@@ -176,7 +191,9 @@ def test_round_trip(classroom, new_page):
             tab.fetch_feedback(LESSON)
             frame = tab.open_feedback(LESSON, LESSON)
             (total, maximum), scores = feedback_scores(frame)
-            assert scores == pytest.approx(expected[role]), {k: (expected[role][k], scores.get(k)) for k in expected[role]}
+            assert scores == pytest.approx(expected[role]), {
+                k: (expected[role][k], scores.get(k)) for k in expected[role]
+            }
             assert (total, maximum) == pytest.approx((sum(expected[role].values()), sum(expected[ADA].values())))
             page_text = frame.locator("body").inner_text()
             assert f"# {role}'s answer" in page_text, "the feedback does not show the student's own code"
@@ -187,7 +204,9 @@ def test_round_trip(classroom, new_page):
             for role, student in room.students.items():
                 found = {gid: gradebook.find_grade(gid, LESSON, LESSON, student.name).score for gid in expected[role]}
                 assert found == pytest.approx(expected[role]), (student.name, found)
-                assert gradebook.find_submission(LESSON, student.name).score == pytest.approx(sum(expected[role].values()))
+                assert gradebook.find_submission(LESSON, student.name).score == pytest.approx(
+                    sum(expected[role].values())
+                )
         assert sum(expected[BEN].values()) < sum(expected[ADA].values())
 
     instructor_page = new_page()
