@@ -22,6 +22,7 @@ from pathlib import Path
 
 V1_ROOT = Path("/sys/fs/cgroup/memory")
 _RUNS = itertools.count()
+RMDIR_WAIT_S = 5.0  # for a finished run's groups to empty, so that their folders can go
 V2_ROOT = Path("/sys/fs/cgroup")
 
 
@@ -136,7 +137,7 @@ class Groups:
     def close(self) -> None:
         if self.root is None:
             return
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + RMDIR_WAIT_S
         try:
             children = sorted((p for p in self.root.path.iterdir() if p.is_dir()), reverse=True)
         except OSError:

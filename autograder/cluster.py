@@ -22,6 +22,7 @@ import json
 import sys
 import time
 
+from autograder import settings
 from autograder.jobs import IDENT, failed_result
 
 SECURE_SCHEMES = ("tls", "wss", "gateway")  # gateway://: Dask Gateway's TLS proxy (needs the dask-gateway package)
@@ -89,10 +90,17 @@ def _task_key(jobs: list[dict]) -> str:
 class Cluster:
     """The engine's pool, on a Dask cluster: `run` yields one result per job, `close` lets go."""
 
-    WAIT_S = 30.0  # how often a run with nothing finished checks that the cluster still has workers
     CHUNK = 4  # jobs per task: with the window below, two tasks per worker thread in flight
 
-    def __init__(self, address: str, *, allow_insecure: bool = False, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        allow_insecure: bool = False,
+        timeout: float = settings.Autograder.cluster_connect_timeout.default_value,
+        check_interval: float = settings.Autograder.cluster_check_interval.default_value,
+        stop_timeout: float = settings.Autograder.stop_timeout.default_value,
+    ) -> None:
         from distributed import Client
 
         from autograder.cluster_worker import PLUGIN_NAME, PoolPlugin
@@ -103,6 +111,8 @@ class Cluster:
                 f"WARNING: grading over the unencrypted address {address} (--allow-insecure-cluster)", file=sys.stderr
             )
         self.address = address
+        self.check_interval = check_interval  # a run with nothing finished checks the workers this often
+        self.stop_timeout = stop_timeout  # for the client to close
         try:
             self.client = Client(address, security=security, timeout=timeout, set_as_default=False)
         except Exception as exc:
@@ -197,7 +207,7 @@ class Cluster:
                 return
             finished = done.next_batch(block=False)
             if not finished:
-                if time.monotonic() - idle_since > self.WAIT_S:
+                if time.monotonic() - idle_since > self.check_interval:
                     self._check_workers()
                     idle_since = time.monotonic()
                 time.sleep(0.01)
@@ -298,6 +308,6 @@ class Cluster:
 
     def close(self) -> None:
         try:
-            self.client.close(timeout=10)
+            self.client.close(timeout=self.stop_timeout)
         except Exception:
             pass

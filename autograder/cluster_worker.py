@@ -26,6 +26,8 @@ from autograder.jobs import IDENT, failed_result
 
 PLUGIN_NAME = "autograder-pool"
 POOL_START_TIMEOUT = 600.0  # a cold machine imports torch twice (zygote and judges)
+POOL_STOP_TIMEOUT = 30.0  # for the pool's process to exit when its worker closes
+POLL_S = 5.0  # how often a job waiting for its answer checks that the pool is alive
 
 
 class _PoolProcess:
@@ -93,12 +95,12 @@ class _PoolProcess:
             return None
         while True:
             try:
-                return answer.get(timeout=5.0)
+                return answer.get(timeout=POLL_S)
             except queue.Empty:
                 if not self.alive():
                     return None
 
-    def stop(self, timeout: float = 30.0) -> None:
+    def stop(self, timeout: float = POOL_STOP_TIMEOUT) -> None:
         try:
             self.proc.stdin.close()
         except OSError:

@@ -23,6 +23,8 @@ import nbformat
 
 from autograder import items as items_mod, samples
 
+CELL_TIMEOUT_S = 120  # per cell, when a corpus student is run in a kernel to learn what it earns
+
 
 @dataclass
 class CorpusStudent:
@@ -85,7 +87,11 @@ def run_locally(course_dir: Path, lesson: str) -> list[tuple[str, str, str, floa
     for student in students(course_dir, lesson, base=source):
         nb = student.notebook
         client = NotebookClient(
-            nb, timeout=120, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": str(course_dir)}}
+            nb,
+            timeout=CELL_TIMEOUT_S,
+            allow_errors=True,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(course_dir)}},
         )
         client.execute(stderr=subprocess.DEVNULL)  # the kernel's start-up chatter; cell errors are in the outputs
         for cell in nb.cells:

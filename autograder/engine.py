@@ -33,11 +33,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import cgroup, gradebook, jobs, limits as limits_mod, sandbox, zygote
+from autograder import cgroup, gradebook, jobs, limits as limits_mod, sandbox, settings, zygote
 
 ENGINE_VERSION = "2"
 STATE_DIR = ".autograder"
-STARTUP_TIMEOUT = 180.0
+
+POLL_S = 5.0  # how often a pool with nothing to read looks at its judges (their time, their memory)
 
 
 def _sha(data: bytes) -> str:
@@ -214,7 +215,7 @@ class Pool:
         _warm_judge()
         for _ in range(workers):
             self.workers.append(self._start_worker())
-        master.settimeout(STARTUP_TIMEOUT)
+        master.settimeout(self.limits.pool_start_timeout)
         try:
             ready, _ = zygote.recv_message(master)
         except (socket.timeout, OSError):
@@ -242,10 +243,12 @@ class Pool:
         theirs.close()
         self._ack_adds(self._unacked + 1)
         self._unacked = 0
-        session = grading.Session(mine, [], self.limits, time.monotonic() + STARTUP_TIMEOUT, allow_weak=allow_weak)
+        session = grading.Session(
+            mine, [], self.limits, time.monotonic() + self.limits.pool_start_timeout, allow_weak=allow_weak
+        )
         try:
             session.ensure([])
-            status, reply = session._run("import torch\nprint(torch.cuda.device_count())")
+            status, reply = session.run_cell("import torch\nprint(torch.cuda.device_count())")
             text = "".join(o.get("text", "") for o in reply.get("outputs", []) if isinstance(o, dict))
         finally:
             session.close()
@@ -343,7 +346,7 @@ class Pool:
                     except (BrokenPipeError, OSError):
                         pass
                     busy += 1
-            events = selector.select(timeout=5.0)
+            events = selector.select(timeout=POLL_S)
             for key, _ in events:
                 worker = key.data
                 if worker is None:
@@ -403,7 +406,7 @@ class Pool:
                 worker["stdin"].close()
             except OSError:
                 pass
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + self.limits.stop_timeout
         for worker in self.workers:
             while time.monotonic() < deadline and os.waitpid(worker["pid"], os.WNOHANG) == (0, 0):
                 time.sleep(0.01)
@@ -411,7 +414,7 @@ class Pool:
             worker["stdout"].close()
         self.master.close()
         try:
-            self.zygote.wait(timeout=10)
+            self.zygote.wait(timeout=self.limits.stop_timeout)
         except subprocess.TimeoutExpired:
             self.zygote.kill()
             self.zygote.wait()
@@ -450,45 +453,18 @@ def _env(threads: int, environment: tuple[str, ...] = ()) -> dict:
 def _budget(job: dict, limits) -> float:
     """Seconds a judge may spend on `job` before it is stopped: the notebook's limit and some slack."""
     limits = limits or limits_mod.from_dict(job.get("limits", {}))
-    return limits.notebook_timeout + limits.cell_timeout + 120
+    return limits.notebook_timeout + limits.cell_timeout + limits.judge_grace
 
 
 # ------------------------------------------------------------------ coordinator
 
 
-def grade(
-    course_dir: Path,
-    pairs: list[tuple[str, str]],
-    *,
-    workers: int | None = None,
-    progress: bool = True,
-    force: bool = False,
-    tests_in_sandbox: bool = False,
-    allow_weak_sandbox: bool = False,
-    cluster: str | None = None,
-    allow_insecure_cluster: bool = False,
-    stats: dict | None = None,
-    pool: Pool | None = None,
-) -> dict[tuple[str, str], str]:
-    """Grade each (student, assignment) submission; {(student, assignment): "ok" or a one-line reason}.
-
-    Refuses to start (`sandbox.SandboxUnavailable`) on a machine without full confinement unless
-    `allow_weak_sandbox`. With `cluster` (a Dask scheduler's address) the notebooks are graded by
-    the cluster's workers; `cluster.ClusterError` stops the run (what was recorded is kept).
-    `pool`, a `Pool` the caller started and will close, grades without starting one: a grader that
-    grades one submission at a time as they arrive pays the zygote's start-up once.
-    """
-    planning = time.perf_counter()
-    course_dir = course_dir.resolve()
-    use_course_references(course_dir)
-    gradebook.ensure_schema(course_dir)
-    limits = limits_mod.read_limits(course_dir)
-    environment = limits_mod.read_environment(course_dir)
-    state = course_dir / STATE_DIR
-    code_hash = course_code_hash()
+def _write_templates(course_dir: Path, state: Path, assignments: list[str]) -> tuple[dict, dict]:
+    """Each notebook's template as JSON under `.autograder/templates/`, written once for the class (jobs name
+    the file): {(assignment, notebook): (path, hash)}, and {assignment: its notebooks, or why it cannot be graded}."""
     templates: dict[tuple[str, str], tuple[Path, str]] = {}
     notebooks_of: dict[str, list[str] | str] = {}
-    for assignment in sorted({a for _, a in pairs}):
+    for assignment in assignments:
         try:
             names = gradebook.notebook_names(course_dir, assignment)
         except LookupError as exc:
@@ -507,8 +483,22 @@ def grade(
                 )
                 break
             templates[(assignment, name)] = (path, _sha(text.encode()))
+    return templates, notebooks_of
 
-    planned = time.perf_counter()  # the run's fixed costs are behind; what follows grows with the class
+
+def _plan(
+    course_dir: Path,
+    pairs: list[tuple[str, str]],
+    notebooks_of: dict,
+    templates: dict,
+    *,
+    limits: sandbox.Limits,
+    code_hash: str,
+    tests_in_sandbox: bool,
+    allow_weak_sandbox: bool,
+) -> list[Submission]:
+    """A Submission for each pair, with a job for each notebook handed in; a job's key hashes everything
+    its result depends on (the submission, the template, the limits, the course code, the other files)."""
     submissions: list[Submission] = []
     for student, assignment in pairs:
         folder = course_dir / "submitted" / student / assignment
@@ -561,14 +551,20 @@ def grade(
                 "code": code_hash,
                 "notes": notes,
             }
+    return submissions
 
-    def record_path(job: dict) -> Path:
-        return state / "results" / job["student"] / job["assignment"] / f"{job['notebook']}.json"
 
+def _record_path(state: Path, job: dict) -> Path:
+    return state / "results" / job["student"] / job["assignment"] / f"{job['notebook']}.json"
+
+
+def _to_run(submissions: list[Submission], state: Path, *, force: bool) -> list[dict]:
+    """The jobs to grade: those without a record of the same key. A record that matches is reused as the
+    notebook's result."""
     to_run: list[dict] = []
     for sub in submissions:
         for name, job in sub.jobs.items():
-            record = record_path(job)
+            record = _record_path(state, job)
             if not force and record.is_file():
                 try:
                     old = json.loads(record.read_text(encoding="utf-8"))
@@ -578,160 +574,253 @@ def grade(
                     sub.results[name] = old
                     continue
             to_run.append(job)
+    return to_run
 
-    results: dict[tuple[str, str], str] = {}
-    by_pair = {(s.student, s.assignment): s for s in submissions}
-    bar = tqdm(total=sum(len(s.jobs) for s in submissions), desc="grade", unit="notebook", disable=not progress)
-    bar.update(sum(len(s.results) for s in submissions))
-    timings: list[dict] = []
-    fresh: list[dict] = []
-    clock = {"gradebook_s": 0.0}
-    startup_s = 0.0
-    count = 0
-    recorder = Recorder(course_dir, clock)
 
-    def finish_if_done(sub: Submission) -> None:
-        if len(sub.results) == len(sub.jobs) and (sub.student, sub.assignment) not in results:
-            results[(sub.student, sub.assignment)] = recorder.finish(sub)
+def _outcomes(pool, to_run: list[dict], limits: sandbox.Limits):
+    """(result, keep) for each job as the pool answers; a job whose files the coordinator could not read is
+    failed and not kept (no record), so that a re-run tries it again."""
+    unreadable: list[dict] = []
 
-    started = time.perf_counter()
-    clock["coordinator_s"] = 0.0  # the coordinator's own work while jobs are graded (sending, recording)
-    shared = pool
-    try:
-        for sub in submissions:
-            if sub.reason is not None:
-                results[(sub.student, sub.assignment)] = sub.reason
-            elif not to_run or all(j not in to_run for j in sub.jobs.values()):
-                finish_if_done(sub)
-        if to_run:
-            if shared is not None:
-                count = shared.size
-            elif cluster:
-                from autograder import cluster as cluster_mod
-
-                pool = cluster_mod.Cluster(cluster, allow_insecure=allow_insecure_cluster)
-            else:
-                count = workers or os.cpu_count() or 1
-                count = max(1, min(count, len(to_run)))
-                threads = max(1, (os.cpu_count() or 1) // count)
-                pool = Pool(
-                    course_dir,
-                    count,
-                    threads,
-                    allow_weak_sandbox=allow_weak_sandbox,
-                    limits=limits,
-                    environment=environment,
-                )
-            startup_s = time.perf_counter() - started
-            unreadable: list[
-                dict
-            ] = []  # jobs whose files the coordinator could not read: failed, not recorded, so a re-run tries them
-
-            def loaded(plans):
-                for plan in plans:
-                    try:
-                        yield _retrying(jobs.load, plan)
-                    except OSError as exc:
-                        unreadable.append(
-                            jobs.failed_result(
-                                plan, f"the grader could not read this notebook's files: {_one_line(exc)}"
-                            )
-                        )
-
-            def outcomes():
-                for result in pool.run(loaded(to_run), limits):
-                    while unreadable:
-                        yield unreadable.pop(), False
-                    yield result, True
-                while unreadable:
-                    yield unreadable.pop(), False
-
+    def loaded(plans):
+        for plan in plans:
             try:
-                for result, keep in outcomes():
-                    t0 = time.perf_counter()
-                    sub = by_pair[(result["student"], result["assignment"])]
-                    if result["notebook"] in sub.results:
-                        continue  # a job that ran twice is recorded once
-                    job = sub.jobs[result["notebook"]]
-                    result.setdefault("worker", "local")
-                    try:
-                        if keep:
-                            _write_retrying(record_path(job), json.dumps(result), durable=False)
-                    except OSError as exc:
-                        result = jobs.failed_result(
-                            job, f"the grader could not write this notebook's record: {_one_line(exc)}"
-                        )
-                    sub.results[result["notebook"]] = result
-                    fresh.append(result)
-                    timings.append(
-                        dict(
-                            result.get("timings", {}),
-                            notebook=f"{result['student']}/{result['assignment']}/{result['notebook']}",
-                        )
-                    )
-                    bar.update(1)
-                    finish_if_done(sub)
-                    clock["coordinator_s"] += time.perf_counter() - t0
+                yield _retrying(jobs.load, plan)
+            except OSError as exc:
+                unreadable.append(
+                    jobs.failed_result(plan, f"the grader could not read this notebook's files: {_one_line(exc)}")
+                )
+
+    for result in pool.run(loaded(to_run), limits):
+        while unreadable:
+            yield unreadable.pop(), False
+        yield result, True
+    while unreadable:
+        yield unreadable.pop(), False
+
+
+def _start_pool(
+    course_dir: Path,
+    jobs_count: int,
+    options: settings.Autograder,
+    *,
+    shared: Pool | None,
+    cluster: str | None,
+    workers: int | None,
+    allow_weak_sandbox: bool,
+    allow_insecure_cluster: bool,
+):
+    """The pool a run grades with, and its number of judges (0 on a cluster): the `shared` pool the caller
+    started, the Dask cluster at `cluster`, or this machine's zygote and judges, no more than there are jobs."""
+    if shared is not None:
+        return shared, shared.size
+    if cluster:
+        from autograder import cluster as cluster_mod
+
+        pool = cluster_mod.Cluster(
+            cluster,
+            allow_insecure=allow_insecure_cluster,
+            timeout=options.cluster_connect_timeout,
+            check_interval=options.cluster_check_interval,
+            stop_timeout=options.stop_timeout,
+        )
+        return pool, 0
+    count = max(1, min(workers or os.cpu_count() or 1, jobs_count))
+    threads = max(1, (os.cpu_count() or 1) // count)
+    pool = Pool(
+        course_dir,
+        count,
+        threads,
+        allow_weak_sandbox=allow_weak_sandbox,
+        limits=settings.limits(options),
+        environment=tuple(options.sandbox_environment),
+    )
+    return pool, count
+
+
+def _keep_result(sub: Submission, result: dict, keep: bool, state: Path) -> dict | None:
+    """Write a fresh result's record and put it in its submission; None for a notebook that already has one
+    (a job that ran twice). A record that cannot be written fails the notebook, so that a re-run grades it."""
+    if result["notebook"] in sub.results:
+        return None
+    job = sub.jobs[result["notebook"]]
+    result.setdefault("worker", "local")
+    try:
+        if keep:
+            _write_retrying(_record_path(state, job), json.dumps(result), durable=False)
+    except OSError as exc:
+        result = jobs.failed_result(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
+    sub.results[result["notebook"]] = result
+    return result
+
+
+def _by_notebook(submissions: list[Submission], key: str) -> dict[str, object]:
+    """{student/assignment/notebook: the result's `key`} for every result that has one."""
+    return {f"{s.student}/{s.assignment}/{n}": r[key] for s in submissions for n, r in s.results.items() if r.get(key)}
+
+
+def grade(
+    course_dir: Path,
+    pairs: list[tuple[str, str]],
+    *,
+    workers: int | None = None,
+    progress: bool = True,
+    force: bool = False,
+    tests_in_sandbox: bool = False,
+    allow_weak_sandbox: bool = False,
+    cluster: str | None = None,
+    allow_insecure_cluster: bool = False,
+    stats: dict | None = None,
+    pool: Pool | None = None,
+) -> dict[tuple[str, str], str]:
+    """Grade each (student, assignment) submission; {(student, assignment): "ok" or a one-line reason}.
+
+    Refuses to start (`sandbox.SandboxUnavailable`) on a machine without full confinement unless
+    `allow_weak_sandbox`. With `cluster` (a Dask scheduler's address) the notebooks are graded by
+    the cluster's workers; `cluster.ClusterError` stops the run (what was recorded is kept).
+    `pool`, a `Pool` the caller started and will close, grades without starting one: a grader that
+    grades one submission at a time as they arrive pays the zygote's start-up once.
+    """
+    planning = time.perf_counter()
+    course_dir = course_dir.resolve()
+    use_course_references(course_dir)
+    gradebook.ensure_schema(course_dir)
+    options = settings.read(course_dir)
+    limits = settings.limits(options)
+    state = course_dir / STATE_DIR
+    code_hash = course_code_hash()
+    templates, notebooks_of = _write_templates(course_dir, state, sorted({a for _, a in pairs}))
+    planned = time.perf_counter()  # the run's fixed costs are behind; what follows grows with the class
+    submissions = _plan(
+        course_dir,
+        pairs,
+        notebooks_of,
+        templates,
+        limits=limits,
+        code_hash=code_hash,
+        tests_in_sandbox=tests_in_sandbox,
+        allow_weak_sandbox=allow_weak_sandbox,
+    )
+    to_run = _to_run(submissions, state, force=force)
+    run = _Run(course_dir, submissions, options, progress=progress)
+    started = time.perf_counter()
+    shared, count, startup_s = pool, 0, 0.0
+    try:
+        run.finish_waiting(to_run)
+        if to_run:
+            pool, count = _start_pool(
+                course_dir,
+                len(to_run),
+                options,
+                shared=shared,
+                cluster=cluster,
+                workers=workers,
+                allow_weak_sandbox=allow_weak_sandbox,
+                allow_insecure_cluster=allow_insecure_cluster,
+            )
+            startup_s = time.perf_counter() - started
+            try:
+                for result, keep in _outcomes(pool, to_run, limits):
+                    run.take(result, keep, state)
             finally:
-                clock["pool_s"] = getattr(pool, "busy_s", 0.0)
-                clock["pool_bytes"] = getattr(pool, "bytes_moved", (0, 0))
-                clock["coordinator_s"] += clock["pool_s"]
+                run.pool_done(pool)
                 if pool is not shared:
                     pool.close()
-        for sub in submissions:
-            finish_if_done(sub)
-            results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
-        t0 = time.perf_counter()
-        recorder.flush()
-        recorder.wait()
-        results.update(recorder.unwritten)
-        clock["coordinator_s"] += time.perf_counter() - t0
+        run.finish_all()
     finally:
-        recorder.close()
-        bar.close()
+        run.close()
     if stats is not None:
         stats.update(
+            run.stats(to_run),
             seconds=time.perf_counter() - started,
-            timings=timings,
-            ran=len(to_run),
-            recorded=len(fresh),
-            reused=sum(len(s.jobs) for s in submissions) - len(to_run),
             setup_s=planned - planning,
             plan_s=started - planned,
-            coordinator_s=clock["coordinator_s"],
-            pool_s=clock.get("pool_s", 0.0),
-            pool_bytes=clock.get("pool_bytes", (0, 0)),
-            gradebook_s=clock["gradebook_s"],
-            graded_by=dict(collections.Counter(r.get("worker", "local") for r in fresh)),
             startup_s=startup_s if to_run else 0.0,
             workers=count if to_run and not cluster else 0,
         )
-        stats["warnings"] = sorted({w for s in submissions for r in s.results.values() for w in r.get("warnings", [])})
-        stats["repairs"] = {
-            f"{s.student}/{s.assignment}/{n}": r["repairs"]
-            for s in submissions
-            for n, r in s.results.items()
-            if r.get("repairs")
-        }
-        stats["failures"] = {
-            f"{s.student}/{s.assignment}/{n}": r["failures"]
-            for s in submissions
-            for n, r in s.results.items()
-            if r.get("failures")
-        }
-        stats["limits"] = {
-            f"{s.student}/{s.assignment}/{n}": r["limits"]
-            for s in submissions
-            for n, r in s.results.items()
-            if r.get("limits")
-        }
-        stats["tampering"] = {
-            f"{s.student}/{s.assignment}/{n}": r["tampering"]
-            for s in submissions
-            for n, r in s.results.items()
-            if r.get("tampering")
-        }
-    return results
+    return run.results
+
+
+class _Run:
+    """One run's bookkeeping while its jobs are graded: the results so far, the progress bar, the recorder
+    and the coordinator's clock."""
+
+    def __init__(self, course_dir: Path, submissions: list[Submission], options, *, progress: bool) -> None:
+        self.submissions = submissions
+        self.results: dict[tuple[str, str], str] = {}
+        self.by_pair = {(s.student, s.assignment): s for s in submissions}
+        self.bar = tqdm(
+            total=sum(len(s.jobs) for s in submissions), desc="grade", unit="notebook", disable=not progress
+        )
+        self.bar.update(sum(len(s.results) for s in submissions))
+        self.timings: list[dict] = []
+        self.fresh: list[dict] = []
+        # the coordinator's own work while jobs are graded (sending, recording), and the gradebook's part
+        self.clock = {"gradebook_s": 0.0, "coordinator_s": 0.0}
+        self.recorder = Recorder(course_dir, self.clock, wait=options.record_wait)
+
+    def finish_if_done(self, sub: Submission) -> None:
+        if len(sub.results) == len(sub.jobs) and (sub.student, sub.assignment) not in self.results:
+            self.results[(sub.student, sub.assignment)] = self.recorder.finish(sub)
+
+    def finish_waiting(self, to_run: list[dict]) -> None:
+        """Before grading: the submissions refused at planning, and those whose every record was reused."""
+        waiting = {id(job) for job in to_run}
+        for sub in self.submissions:
+            if sub.reason is not None:
+                self.results[(sub.student, sub.assignment)] = sub.reason
+            elif all(id(job) not in waiting for job in sub.jobs.values()):
+                self.finish_if_done(sub)
+
+    def take(self, result: dict, keep: bool, state: Path) -> None:
+        t0 = time.perf_counter()
+        sub = self.by_pair[(result["student"], result["assignment"])]
+        kept = _keep_result(sub, result, keep, state)
+        if kept is None:
+            return  # a job that ran twice is recorded once
+        self.fresh.append(kept)
+        notebook = f"{kept['student']}/{kept['assignment']}/{kept['notebook']}"
+        self.timings.append(dict(kept.get("timings", {}), notebook=notebook))
+        self.bar.update(1)
+        self.finish_if_done(sub)
+        self.clock["coordinator_s"] += time.perf_counter() - t0
+
+    def pool_done(self, pool) -> None:
+        self.clock["pool_s"] = getattr(pool, "busy_s", 0.0)
+        self.clock["pool_bytes"] = getattr(pool, "bytes_moved", (0, 0))
+        self.clock["coordinator_s"] += self.clock["pool_s"]
+
+    def finish_all(self) -> None:
+        """After grading: every submission's status, once its last batch is in the gradebook."""
+        for sub in self.submissions:
+            self.finish_if_done(sub)
+            self.results.setdefault((sub.student, sub.assignment), sub.reason or "not graded")
+        t0 = time.perf_counter()
+        self.recorder.flush()
+        self.recorder.wait()
+        self.results.update(self.recorder.unwritten)
+        self.clock["coordinator_s"] += time.perf_counter() - t0
+
+    def close(self) -> None:
+        self.recorder.close()
+        self.bar.close()
+
+    def stats(self, to_run: list[dict]) -> dict:
+        subs = self.submissions
+        found = dict(
+            ran=len(to_run),
+            reused=sum(len(s.jobs) for s in subs) - len(to_run),
+            timings=self.timings,
+            recorded=len(self.fresh),
+            coordinator_s=self.clock["coordinator_s"],
+            pool_s=self.clock.get("pool_s", 0.0),
+            pool_bytes=self.clock.get("pool_bytes", (0, 0)),
+            gradebook_s=self.clock["gradebook_s"],
+            graded_by=dict(collections.Counter(r.get("worker", "local") for r in self.fresh)),
+            warnings=sorted({w for s in subs for r in s.results.values() for w in r.get("warnings", [])}),
+        )
+        found.update({key: _by_notebook(subs, key) for key in ("repairs", "failures", "limits", "tampering")})
+        return found
 
 
 class Recorder:
@@ -748,11 +837,13 @@ class Recorder:
     """
 
     BATCH = 200  # submissions per gradebook transaction
-    WAIT_S = 2.0  # the longest a finished submission waits for its transaction while grading goes on
 
-    def __init__(self, course_dir: Path, clock: dict) -> None:
+    def __init__(
+        self, course_dir: Path, clock: dict, *, wait: float = settings.Autograder.record_wait.default_value
+    ) -> None:
         import concurrent.futures
 
+        self.batch_wait = wait  # the longest a finished submission waits for its transaction (c.Autograder.record_wait)
         self.course_dir = course_dir
         self.clock = clock
         self.book = gradebook.Writer(course_dir)
@@ -794,7 +885,9 @@ class Recorder:
 
     def flush(self, *, due: bool = False) -> None:
         """Hand what is queued to the writer; with `due`, only once a batch is full or has waited long enough."""
-        if not self.queued or (due and len(self.queued) < self.BATCH and time.monotonic() - self.since < self.WAIT_S):
+        if not self.queued or (
+            due and len(self.queued) < self.BATCH and time.monotonic() - self.since < self.batch_wait
+        ):
             return
         self.wait()
         batch, self.queued = self.queued, []

@@ -90,7 +90,7 @@ class Session:
         self.forks += 1
         self.channel = wire.Channel(mine, budget=self.budget)
         try:
-            hello, _ = self.channel.recv(deadline=time.monotonic() + 60)
+            hello, _ = self.channel.recv(deadline=time.monotonic() + self.limits.start_timeout)
         except (wire.Timeout, wire.ChannelClosed, wire.WireError):
             hello = {"fatal": "the sandboxed process did not start"}
         if hello.get("ready") is not True:
@@ -99,7 +99,7 @@ class Session:
         key = os.urandom(32)
         self.conn = judge.Connection(self.channel, on_death=self.kill, deadline=lambda: self.test_deadline, key=key)
         self.channel.send({"op": "arm", "key": key.hex()})
-        reply, _, _ = self.conn.recv(time.monotonic() + 60)
+        reply, _, _ = self.conn.recv(time.monotonic() + self.limits.start_timeout)
         if "value" not in reply:
             self.kill()
             raise RuntimeError("the sandbox's guard could not be armed")
@@ -107,7 +107,7 @@ class Session:
             self.channel.send(
                 {"op": "files", "names": [name for name, _ in self.files]}, [data for _, data in self.files]
             )
-            reply, _, _ = self.conn.recv(time.monotonic() + 60)
+            reply, _, _ = self.conn.recv(time.monotonic() + self.limits.start_timeout)
             if "value" not in reply:
                 error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
                 raise RuntimeError(
@@ -132,7 +132,7 @@ class Session:
         if self.channel is not None and self.pid is not None and self.conn is not None and self.conn.dead is None:
             try:
                 self.channel.send({"op": "exit"})
-                deadline = time.monotonic() + 5
+                deadline = time.monotonic() + self.limits.exit_timeout
                 while True:
                     _, _, sealed = self.conn.recv(deadline)
                     if sealed:
@@ -160,7 +160,7 @@ class Session:
     def _deadline(self) -> float:
         return min(time.monotonic() + self.limits.cell_timeout, self.notebook_deadline)
 
-    def _run(self, source: str) -> tuple[str, dict]:
+    def run_cell(self, source: str) -> tuple[str, dict]:
         """("ok" | "error" | "timeout" | "died", reply) for one cell in the current child."""
         try:
             self.channel.send({"op": "cell", "source": source})
@@ -197,7 +197,7 @@ class Session:
                 raise TimeoutError("notebook time limit")
             self._fork()
             for source in list(self.history):
-                status, _ = self._run(source)
+                status, _ = self.run_cell(source)
                 if status in ("timeout", "died"):
                     self.history.remove(source)
                     failures.append({"cell": None, "kind": f"replay {status}", "detail": source[:80]})
@@ -205,7 +205,7 @@ class Session:
 
     def run_student(self, source: str, failures: list[dict]) -> tuple[str, dict]:
         self.ensure(failures)
-        status, reply = self._run(source)
+        status, reply = self.run_cell(source)
         if status == "ok":
             self.history.append(source)
         return status, reply
@@ -261,7 +261,7 @@ class Session:
             new = [s for s in statements if s not in self.probe_ran]
             if slicing.can_run_after(new, self.probe_ran):
                 for code in slicing.as_cells(new):
-                    status, _ = child._run(code)
+                    status, _ = child.run_cell(code)
                     if status in ("timeout", "died"):
                         break
                 else:
@@ -314,7 +314,7 @@ class Session:
         if child is None or not child.alive():
             return []
         try:
-            child.test_deadline = time.monotonic() + 10
+            child.test_deadline = time.monotonic() + self.limits.probe_sync_timeout
             child.conn.request("lookup", name="__grader_sync__")
         except judge.SandboxDied:
             pass
@@ -458,181 +458,197 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
         result["warnings"].append(
             "test cells ran inside the student's process (--in-sandbox-tests): the grades can be forged"
         )
-    files = jobs.files(job)
-    notes = [str(n) for n in job.get("notes", [])]
     if memory is not None:
         try:
             memory.set_limit(limits.memory_mb)
         except OSError:
             pass  # the group keeps the limit the pool gave it
     deadline = time.monotonic() + limits.notebook_timeout
-    session = Session(control, files, limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")), memory=memory)
-    output_left = limits.notebook_output_mb * 1024 * 1024
-    over_memory = _error_output(
-        "MemoryError",
-        f"a process of this cell went over the notebook's memory limit ({limits.memory_mb} MB for all "
-        "its processes and files together, c.Autograder.memory_limit_mb) and the grader stopped it",
+    session = Session(
+        control, jobs.files(job), limits, deadline, allow_weak=bool(job.get("allow_weak_sandbox")), memory=memory
     )
-
-    def kept(outputs: list) -> list:
-        """`outputs`, or a note once the notebook's total recorded output is spent."""
-        nonlocal output_left
-        size = _output_size(outputs)
-        if size <= output_left:
-            output_left -= size
-            return outputs
-        if output_left >= 0:
-            notes.append(
-                f"outputs past the notebook's limit of {limits.notebook_output_mb} MB in all (c.Autograder.max_notebook_output_mb) were not kept"
-            )
-            output_left = -1
-        errors = [o for o in outputs if o.get("output_type") == "error"]
-        return [
-            _over_note(f"the notebook is over its limit of {limits.notebook_output_mb} MB of output in all")
-        ] + errors[:1]
-
-    failures: list[dict] = []
-    tampering: dict[str | None, list[str]] = {}
-    test_seconds: dict[str, float] = {}
-    student_s = judge_s = 0.0
-    count = 0
-    nb = fixed.notebook
-
-    def tampered(item: str | None, events: list[str]) -> None:
-        if events:
-            found = tampering.setdefault(item, [])
-            found += [e for e in events if e not in found]
-
+    run = _NotebookRun(fixed, session, limits, deadline, notes=[str(n) for n in job.get("notes", [])])
     try:
         with judge.notebook_scope():
-            for index, (cell, role) in enumerate(zip(nb.cells, fixed.roles)):
-                if role == "markdown":
-                    continue
-                if time.monotonic() >= deadline:
-                    cell.outputs = [
-                        _error_output(
-                            "TimeoutError",
-                            f"not run: the notebook ran past its time limit ({limits.notebook_timeout:g} s)",
-                        )
-                    ]
-                    failures.append({"cell": index, "kind": "notebook timeout"})
-                    continue
-                count += 1
-                if role == "test" and not in_sandbox:
-                    item = _item_of(cell)
-                    t0 = time.perf_counter()
-                    try:
-                        session.ensure(failures)
-                        tampered(None, session.take_events())
-                        verdict = judge.run_test(
-                            fixed.tests[index],
-                            session.begin_test(),
-                            output_chars=limits.output_kb * 1024,
-                            run_probe=session.run_probe,
-                        )
-                    except TimeoutError:
-                        verdict = judge.Verdict(False, [], "TimeoutError", "the notebook ran past its time limit")
-                        verdict.outputs = [_error_output(verdict.ename, verdict.evalue)]
-                    finally:
-                        tampered(item, session.settle_probes())
-                    tampered(item, verdict.tampering)
-                    judge_s += time.perf_counter() - t0
-                    test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
-                    cell.outputs = kept(_test_outputs(verdict.outputs))
-                    if session.memory_hit():
-                        cell.outputs.append(over_memory)
-                    cell.execution_count = count
-                    if verdict.died:
-                        failures.append(
-                            {
-                                "cell": index,
-                                "kind": "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash"),
-                                "detail": verdict.evalue,
-                            }
-                        )
-                    continue
-                source = fixed.tests[index] if role == "test" else cell.source
-                t0 = time.perf_counter()
-                try:
-                    status, reply = session.run_student(source, failures)
-                except TimeoutError:
-                    status, reply = "timeout", {}
-                tampered(_item_of(cell), session.take_events())
-                student_s += time.perf_counter() - t0
-                cell.execution_count = count
-                if status in ("ok", "error"):
-                    cell.outputs = _clean_outputs(reply.get("outputs"))
-                    if role == "test":  # a traceback would show the hidden tests' source
-                        cell.outputs = [
-                            _error_output(o.ename, o.evalue) if o.output_type == "error" else o
-                            for o in _test_outputs(cell.outputs)
-                        ]
-                    if status == "error" and not any(o["output_type"] == "error" for o in cell.outputs):
-                        cell.outputs.append(
-                            _error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", "")))
-                        )
-                    cell.outputs = kept(cell.outputs)
-                elif status == "timeout":
-                    cell.outputs = [
-                        _error_output(
-                            "TimeoutError",
-                            f"this cell ran past the grader's time limit ({limits.cell_timeout:g} s per cell) and was stopped; the rest of the notebook was graded without it",
-                        )
-                    ]
-                    failures.append({"cell": index, "kind": "timeout"})
-                else:
-                    cell.outputs = [
-                        _error_output(
-                            "DeadKernelError",
-                            "this cell ended its process (it crashed or exited); the rest of the notebook was graded without it",
-                        )
-                    ]
-                    failures.append({"cell": index, "kind": "crash"})
-                if session.memory_hit():
-                    cell.outputs = [o for o in cell.outputs if o.get("ename") != "DeadKernelError"] + [over_memory]
-                    failures.append({"cell": index, "kind": "memory limit"})
+            for index, (cell, role) in enumerate(zip(fixed.notebook.cells, fixed.roles)):
+                if role != "markdown":
+                    run.cell(index, cell, role, in_sandbox=in_sandbox)
     except RuntimeError as exc:
         result.update(status="error", reason=str(exc))
         return result
     finally:
         session._drop_prober()
         session.close()
-    result["failures"] = failures
-    result["tampering"] = [{"item": item, "details": details} for item, details in tampering.items()]
-    for cell in nb.cells:
-        item = _item_of(cell)
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and item in tampering:
-            detail = "; ".join(tampering[item])[:2000]
-            cell.outputs = [
-                _error_output(
-                    "TamperingDetected",
-                    f"the grader found the notebook interfering with its checks: {detail}. "
-                    "This item scores nothing until an instructor has reviewed it.",
-                )
-            ]
-    text = nbformat.writes(nb)
-    if _fit_notebook(nb, limits.autograded_mb * 1024 * 1024, text):
-        notes.append(
-            f"the autograded notebook was over its limit of {limits.autograded_mb} MB (c.Autograder.max_autograded_mb): "
-            "its largest outputs were replaced by a note"
-        )
-    if notes:
-        _add_notes(nb, notes)
-        result["limits"] = notes
-        text = nbformat.writes(nb)
-    result["notebook_json"] = text
+    result["failures"] = run.failures
+    result["tampering"] = [{"item": item, "details": details} for item, details in run.tampering.items()]
+    result["notebook_json"], result["limits"] = run.autograded()
+    if not result["limits"]:
+        del result["limits"]
     from autograder import gradebook
 
     # what the gradebook records for this notebook, worked out here, beside the grader's other workers,
     # so the coordinator that records every notebook of a class does not
-    result["summary"] = gradebook.summarise(nb, gradebook.flagged_items(result["tampering"]))
+    result["summary"] = gradebook.summarise(fixed.notebook, gradebook.flagged_items(result["tampering"]))
     result["timings"] = {
-        "student_s": student_s,
-        "judge_s": judge_s,
+        "student_s": run.student_s,
+        "judge_s": run.judge_s,
         "total_s": time.perf_counter() - started,
         "student_code_s": session.busy,
         "forks": session.forks,
         "fork_s": session.fork_s,
-        "tests": test_seconds,
+        "tests": run.test_seconds,
     }
     return result
+
+
+class _NotebookRun:
+    """One notebook's cells run in order: each cell's outputs, the failures, what tampering was seen for
+    which item, and the output the notebook may still record."""
+
+    def __init__(self, fixed: Any, session: Session, limits: Any, deadline: float, *, notes: list[str]) -> None:
+        self.fixed, self.nb, self.session, self.limits, self.deadline = fixed, fixed.notebook, session, limits, deadline
+        self.notes = notes
+        self.output_left = limits.notebook_output_mb * 1024 * 1024
+        self.failures: list[dict] = []
+        self.tampering: dict[str | None, list[str]] = {}
+        self.test_seconds: dict[str, float] = {}
+        self.student_s = self.judge_s = 0.0
+        self.count = 0
+        self.over_memory = _error_output(
+            "MemoryError",
+            f"a process of this cell went over the notebook's memory limit ({limits.memory_mb} MB for all "
+            "its processes and files together, c.Autograder.memory_limit_mb) and the grader stopped it",
+        )
+
+    def kept(self, outputs: list) -> list:
+        """`outputs`, or a note once the notebook's total recorded output is spent."""
+        size = _output_size(outputs)
+        if size <= self.output_left:
+            self.output_left -= size
+            return outputs
+        limit = self.limits.notebook_output_mb
+        if self.output_left >= 0:
+            self.notes.append(
+                f"outputs past the notebook's limit of {limit} MB in all (c.Autograder.max_notebook_output_mb) were not kept"
+            )
+            self.output_left = -1
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        return [_over_note(f"the notebook is over its limit of {limit} MB of output in all")] + errors[:1]
+
+    def tampered(self, item: str | None, events: list[str]) -> None:
+        if events:
+            found = self.tampering.setdefault(item, [])
+            found += [e for e in events if e not in found]
+
+    def cell(self, index: int, cell: Any, role: str, *, in_sandbox: bool) -> None:
+        if time.monotonic() >= self.deadline:
+            cell.outputs = [
+                _error_output(
+                    "TimeoutError",
+                    f"not run: the notebook ran past its time limit ({self.limits.notebook_timeout:g} s)",
+                )
+            ]
+            self.failures.append({"cell": index, "kind": "notebook timeout"})
+            return
+        self.count += 1
+        if role == "test" and not in_sandbox:
+            self.test_cell(index, cell)
+        else:
+            self.student_cell(index, cell, role)
+
+    def test_cell(self, index: int, cell: Any) -> None:
+        """A test cell, run by the judge against the child's values."""
+        session, item = self.session, _item_of(cell)
+        t0 = time.perf_counter()
+        try:
+            session.ensure(self.failures)
+            self.tampered(None, session.take_events())
+            verdict = judge.run_test(
+                self.fixed.tests[index],
+                session.begin_test(),
+                output_chars=self.limits.output_kb * 1024,
+                run_probe=session.run_probe,
+            )
+        except TimeoutError:
+            verdict = judge.Verdict(False, [], "TimeoutError", "the notebook ran past its time limit")
+            verdict.outputs = [_error_output(verdict.ename, verdict.evalue)]
+        finally:
+            self.tampered(item, session.settle_probes())
+        self.tampered(item, verdict.tampering)
+        self.judge_s += time.perf_counter() - t0
+        self.test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
+        cell.outputs = self.kept(_test_outputs(verdict.outputs))
+        if session.memory_hit():
+            cell.outputs.append(self.over_memory)
+        cell.execution_count = self.count
+        if verdict.died:
+            kind = "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash")
+            self.failures.append({"cell": index, "kind": kind, "detail": verdict.evalue})
+
+    def student_cell(self, index: int, cell: Any, role: str) -> None:
+        """A student's cell (or, with tests in the sandbox, a test cell), run in the child."""
+        session = self.session
+        source = self.fixed.tests[index] if role == "test" else cell.source
+        t0 = time.perf_counter()
+        try:
+            status, reply = session.run_student(source, self.failures)
+        except TimeoutError:
+            status, reply = "timeout", {}
+        self.tampered(_item_of(cell), session.take_events())
+        self.student_s += time.perf_counter() - t0
+        cell.execution_count = self.count
+        if status in ("ok", "error"):
+            cell.outputs = _clean_outputs(reply.get("outputs"))
+            if role == "test":  # a traceback would show the hidden tests' source
+                cell.outputs = [
+                    _error_output(o.ename, o.evalue) if o.output_type == "error" else o
+                    for o in _test_outputs(cell.outputs)
+                ]
+            if status == "error" and not any(o["output_type"] == "error" for o in cell.outputs):
+                cell.outputs.append(_error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", ""))))
+            cell.outputs = self.kept(cell.outputs)
+        elif status == "timeout":
+            cell.outputs = [
+                _error_output(
+                    "TimeoutError",
+                    f"this cell ran past the grader's time limit ({self.limits.cell_timeout:g} s per cell) and was stopped; the rest of the notebook was graded without it",
+                )
+            ]
+            self.failures.append({"cell": index, "kind": "timeout"})
+        else:
+            cell.outputs = [
+                _error_output(
+                    "DeadKernelError",
+                    "this cell ended its process (it crashed or exited); the rest of the notebook was graded without it",
+                )
+            ]
+            self.failures.append({"cell": index, "kind": "crash"})
+        if session.memory_hit():
+            cell.outputs = [o for o in cell.outputs if o.get("ename") != "DeadKernelError"] + [self.over_memory]
+            self.failures.append({"cell": index, "kind": "memory limit"})
+
+    def autograded(self) -> tuple[str, list[str]]:
+        """The autograded notebook's text, with a flagged item's grade cells replaced by the reason and the
+        grader's notes on top; and those notes (the limits the notebook went over)."""
+        nb, limits = self.nb, self.limits
+        for cell in nb.cells:
+            item = _item_of(cell)
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and item in self.tampering:
+                detail = "; ".join(self.tampering[item])[:2000]
+                cell.outputs = [
+                    _error_output(
+                        "TamperingDetected",
+                        f"the grader found the notebook interfering with its checks: {detail}. "
+                        "This item scores nothing until an instructor has reviewed it.",
+                    )
+                ]
+        text = nbformat.writes(nb)
+        if _fit_notebook(nb, limits.autograded_mb * 1024 * 1024, text):
+            self.notes.append(
+                f"the autograded notebook was over its limit of {limits.autograded_mb} MB (c.Autograder.max_autograded_mb): "
+                "its largest outputs were replaced by a note"
+            )
+        if self.notes:
+            _add_notes(nb, self.notes)
+            text = nbformat.writes(nb)
+        return text, self.notes

@@ -351,9 +351,27 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     autograd_c = torch._C._autograd
     real_top = autograd_c._top_saved_tensors_default_hooks
     library = _ev.library_prefixes()
-    # [0 fd, 1 key, 2 counter, 3 armed, 4 busy, 5 line counting, 6 channel id, 7 witness hooks,
-    #  8 code allowed to send frames, 9 ids of the guard's own functions, 10 operation watch]
-    S: list = [-1, b"", 0, False, 0, None, None, None, frozenset(), frozenset(), None]
+
+    class State:
+        """What the guard's parts share, each part holding it as a default argument (a local class: no
+        module global names it)."""
+
+        __slots__ = ("fd", "key", "sent", "armed", "busy", "counting", "channel", "witness", "senders", "own", "watch")
+
+        def __init__(self) -> None:
+            self.fd = -1  # the channel's file descriptor, once armed
+            self.key = b""  # the MAC key evidence is sealed with
+            self.sent = 0  # frames sent: each frame's number
+            self.armed = False
+            self.busy = 0  # depth of the guard's own work, whose events are not the student's
+            self.counting = None  # (line count, tracer) while a probe counts Python lines
+            self.channel = None  # (st_dev, st_ino) of the channel, to notice it replaced
+            self.witness = None  # the saved-tensor hooks (pack, unpack) a probe pushed
+            self.senders = frozenset()  # code objects allowed to send frames
+            self.own = frozenset()  # ids of the guard's own functions
+            self.watch = None  # the operation watch a probe entered
+
+    S = State()
 
     def frame(
         payload: dict,
@@ -371,34 +389,34 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _memoryview=memoryview,
         _tamper=TamperDetected,
     ) -> None:
-        if _getframe(1).f_code not in _S[8]:
+        if _getframe(1).f_code not in _S.senders:
             raise _tamper("the notebook's code tried to send a report in the grader's name")
-        _S[2] += 1
-        payload = _dict(payload, n=_S[2])
+        _S.sent += 1
+        payload = _dict(payload, n=_S.sent)
         body = _join(_encode(payload, 0)).encode("utf-8")
         parts = [body, *buffers]
-        mac = _mac(_S[1], parts)
+        mac = _mac(_S.key, parts)
         header = ('{"sealed":true,"b":[' + ",".join(_str(_len(p)) for p in [*parts, mac]) + "]}").encode("ascii")
         view = _memoryview(b"".join([_pack(MAGIC, VERSION, _len(header)), header, *parts, mac]))
         while view:
-            view = view[_write(_S[0], view) :]
+            view = view[_write(_S.fd, view) :]
 
     def emit(event: str, detail: str, _S=S, _frame=frame, _str=str) -> None:
-        if not _S[3] or _S[0] < 0:
+        if not _S.armed or _S.fd < 0:
             return
-        _S[4] += 1
+        _S.busy += 1
         try:
             _frame({"kind": "tamper", "event": _str(event)[:100], "detail": _str(detail)[:500]}, [])
         except OSError:
             pass
         finally:
-            _S[4] -= 1
+            _S.busy -= 1
 
     def guarded(name: str, original: Callable, _S=S, _emit=emit, _top=real_top) -> Callable:
         def wrapper(*args: Any, _original=original, _S=_S, _emit=_emit, _top=_top, _name=name) -> Any:
-            if _S[3] and not _S[4] and _S[7] is not None:
+            if _S.armed and not _S.busy and _S.witness is not None:
                 top = _top(True)
-                if top is not None and top[0] is _S[7][0]:
+                if top is not None and top[0] is _S.witness[0]:
                     _emit(f"torch._C._autograd.{_name}", "the notebook's code removed the grader's saved-tensor hook")
             return _original(*args)
 
@@ -411,7 +429,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
     def starting(where: str, original: Callable, _S=S, _emit=emit) -> Callable:
         def wrapper(*args: Any, _original=original, _S=_S, _emit=_emit, _where=where, **kwargs: Any) -> Any:
-            if _S[3] and not _S[4] and _S[5] is not None:
+            if _S.armed and not _S.busy and _S.counting is not None:
                 _emit(_where, "the notebook's code started a thread while its Python lines were counted")
             return _original(*args, **kwargs)
 
@@ -429,7 +447,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _modules=sys.modules,
     ) -> Any:
         """`_imp.create_builtin`, reporting a second copy of a built-in module (a `_thread` without the wrappers)."""
-        if _S[3] and not _S[4]:
+        if _S.armed and not _S.busy:
             if _type(spec) is not _spec_type:
                 _emit("_imp.create_builtin", "the notebook's code made a built-in module from a spec of its own")
                 raise TypeError("create_builtin() expects a ModuleSpec")
@@ -472,9 +490,9 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _id=id,
         _processes=PROCESS_EVENTS,
     ) -> None:
-        if not _S[3] or _S[4]:
+        if not _S.armed or _S.busy:
             return
-        _S[4] += 1
+        _S.busy += 1
         try:
             if event in _watched:
                 _emit(event, f"the notebook's code called {event}")
@@ -515,20 +533,20 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     path = caller.f_locals.get("pathname")
                     if not (_type(path) is _str and path.startswith(_library)):
                         _emit(event, f"the notebook's code imported bytecode from a zip archive ({path})")
-            elif event in _processes and _S[5] is not None:
+            elif event in _processes and _S.counting is not None:
                 _emit(event, "the notebook's code started a process while its Python lines were counted")
             elif (
                 event in ("object.__setattr__", "object.__delattr__", "object.__getattr__") and _type(args[0]) is _func
             ):
                 target, name = args[0], args[1]
-                if _id(target) in _S[9]:
+                if _id(target) in _S.own:
                     _emit(event, f"the notebook's code touched the grader's own function ({name})")
                 elif event != "object.__getattr__" and name in _code_attrs:
                     module = target.__module__
                     if _type(module) is _str and module.split(".")[0] in _packages:
                         _emit(event, f"the notebook's code replaced {name} of {module}.{target.__qualname__}")
         finally:
-            _S[4] -= 1
+            _S.busy -= 1
 
     def verify(
         _S=S,
@@ -547,7 +565,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _len=len,
     ) -> list:
         problems = []
-        tracer = _S[5][1] if _S[5] is not None else None
+        tracer = _S.counting[1] if _S.counting is not None else None
         if _gettrace() is not tracer or _getprofile() is not None:
             problems.append("a trace or profile function is installed")
         if _threads() != 0:
@@ -556,9 +574,9 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             problems.append("a torch dispatch mode is active")
         if not _hooks_enabled():
             problems.append("autograd's saved-tensor hooks were switched off")
-        if _S[7] is not None:
+        if _S.witness is not None:
             top = _top(True)
-            if top is None or top[0] is not _S[7][0]:
+            if top is None or top[0] is not _S.witness[0]:
                 problems.append("the grader's saved-tensor hook was removed")
         for op, dump in _dispatch:
             if _dump(op) != dump:
@@ -572,8 +590,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             if _len(table) != size:
                 problems.append(f"{_owner(table)} gained or lost names")
         try:
-            stat = _fstat(_S[0])
-            if (stat.st_dev, stat.st_ino) != _S[6]:
+            stat = _fstat(_S.fd)
+            if (stat.st_dev, stat.st_ino) != _S.channel:
                 problems.append("the grader's channel was replaced")
         except OSError:
             problems.append("the grader's channel was closed")
@@ -599,7 +617,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         old_mask = _mask(_block, _all())
         was_enabled = _gc_enabled()
         _gc_off()
-        _S[4] += 1
+        _S.busy += 1
         try:
             problems = _verify()
             if _id(action) not in _actions:
@@ -612,7 +630,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 buffers: list = []
                 return (snaps.node(result, buffers), buffers), []
         finally:
-            _S[4] -= 1
+            _S.busy -= 1
             if was_enabled:
                 _gc_on()
             _mask(_setmask, old_mask)
@@ -627,22 +645,22 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _pop_mode=torch._C._pop_torch_dispatch_stack,
     ) -> None:
         """Undo what a probe set up (line counting, the saved-tensor witness, the operation watch)."""
-        _S[4] += 1
+        _S.busy += 1
         try:
-            if _S[10] is not None:
-                if _modes() and _mode_at(_modes() - 1) is _S[10]:
+            if _S.watch is not None:
+                if _modes() and _mode_at(_modes() - 1) is _S.watch:
                     _pop_mode(None)
-                _S[10] = None
-            if _S[5] is not None:
+                _S.watch = None
+            if _S.counting is not None:
                 _settrace(None)
-                _S[5] = None
-            if _S[7] is not None:
+                _S.counting = None
+            if _S.witness is not None:
                 current = _top(True)
-                if current is not None and current[0] is _S[7][0]:
+                if current is not None and current[0] is _S.witness[0]:
                     _pop()
-                _S[7] = None
+                _S.witness = None
         finally:
-            _S[4] -= 1
+            _S.busy -= 1
 
     def run_probe(
         name: str,
@@ -691,7 +709,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             _type=type,
             _str=str,
         ) -> Any:
-            _S[4] += 1
+            _S.busy += 1
             try:
                 if command == "seal":
                     encoded, problems = _sealed(rest[0], _tuple(rest[1:]))
@@ -701,7 +719,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                         )
                         raise _tamper("; ".join(problems))
                     node, buffers = encoded
-                    extra = {"saved_tensors": _witness[0]} if _S[7] is not None else {}
+                    extra = {"saved_tensors": _witness[0]} if _S.witness is not None else {}
                     _frame({"kind": "evidence", "req": _req, "value": node, **extra}, buffers)
                 elif command == "witness":
 
@@ -713,7 +731,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                         return tensor
 
                     _push(pack, unpack)
-                    _S[7] = (pack, unpack)
+                    _S.witness = (pack, unpack)
                 elif command == "count":
                     try:
                         _waitid(_P_ALL, 0, _WAIT_FLAGS)
@@ -733,12 +751,12 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     def tracer(frame_: Any, event: str, arg: Any, _local=local, _library=_library) -> Any:
                         return None if event != "call" or frame_.f_code.co_filename.startswith(_library) else _local
 
-                    _S[5] = (count, tracer)
+                    _S.counting = (count, tracer)
                     _settrace(tracer)
                 elif command == "lines":
                     _settrace(None)
-                    counted = _S[5][0][0] if _S[5] is not None else 0
-                    _S[5] = None
+                    counted = _S.counting[0][0] if _S.counting is not None else 0
+                    _S.counting = None
                     return counted
                 elif command == "ops":
                     if _modes() != 0:
@@ -747,10 +765,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                         raise _tamper(detail)
                     mode = _watch([name for name in rest[0] if _type(name) is _str])
                     _push_mode(mode)
-                    _S[10] = mode
+                    _S.watch = mode
                 elif command == "ops_seen":
-                    mode = _S[10]
-                    _S[10] = None
+                    mode = _S.watch
+                    _S.watch = None
                     if mode is None:
                         return []
                     if _modes() != 1 or _mode_at(0) is not mode:
@@ -762,7 +780,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 else:
                     raise ValueError(f"unknown probe command {command!r}")
             finally:
-                _S[4] -= 1
+                _S.busy -= 1
             return None
 
         child = _registry.get(name)
@@ -785,23 +803,23 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 "msg": message,
             }
         _clean()
-        _S[4] += 1
+        _S.busy += 1
         try:
             _frame(outcome, [])
         finally:
-            _S[4] -= 1
+            _S.busy -= 1
 
     def arm(fd: int, key: bytes, _S=S, _fstat=os.fstat, _bytes=bytes) -> None:
-        if _S[3]:
+        if _S.armed:
             raise RuntimeError("the guard is armed already")
         stat = _fstat(fd)
-        _S[0], _S[1], _S[2], _S[6] = fd, _bytes(key), 0, (stat.st_dev, stat.st_ino)
-        _S[3] = True
+        _S.fd, _S.key, _S.sent, _S.channel = fd, _bytes(key), 0, (stat.st_dev, stat.st_ino)
+        _S.armed = True
 
     sealer_code = next(
         c for c in run_probe.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == "sealer"
     )
-    S[8] = frozenset({emit.__code__, sealer_code, run_probe.__code__})
+    S.senders = frozenset({emit.__code__, sealer_code, run_probe.__code__})
     own = (
         frame,
         emit,
@@ -816,7 +834,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         *wrappers.values(),
         *(wrapper for _, _, wrapper in replaced),
     )
-    S[9] = frozenset(id(f) for f in own)
+    S.own = frozenset(id(f) for f in own)
     _ENTRY.update(arm=arm, run_probe=run_probe, keep=(own, actions))
     sys.addaudithook(hook)
 

@@ -58,6 +58,12 @@ class Limits:
     notebook_output_mb: int = 16
     autograded_mb: int = 32
     feedback_mb: int = 48
+    start_timeout: float = 60.0
+    exit_timeout: float = 5.0
+    probe_sync_timeout: float = 10.0
+    stop_timeout: float = 10.0
+    pool_start_timeout: float = 180.0
+    judge_grace: float = 120.0
 
 
 # What of the grader's environment reaches the processes that run student code (the zygote, every
@@ -105,6 +111,7 @@ class SandboxUnavailable(RuntimeError):
 
 
 # Private uids for sandboxes when the grader runs as root: far above any real account.
+BWRAP_CHECK_TIMEOUT_S = 30.0  # for bubblewrap to run `true` when the sandbox checks it works
 SANDBOX_UID_BASE = 2_000_000_000
 SANDBOX_UID_SPAN = 1 << 24
 
@@ -743,7 +750,7 @@ def _bwrap_works() -> bool:
             [exe, "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "true"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            timeout=30,
+            timeout=BWRAP_CHECK_TIMEOUT_S,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -853,7 +860,7 @@ def _targets(pid: int, uid: int | None, procs: dict[int, tuple[int, int, int, st
     return found
 
 
-def kill_tree(pid: int, *, timeout: float = 10.0) -> None:
+def kill_tree(pid: int, *, timeout: float = Limits.stop_timeout) -> None:
     """SIGKILL the worker `pid` and every process it started, then wait until none is left running.
 
     Call it from the process that forked the worker (the pid is the one fork returned). Finds the

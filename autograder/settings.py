@@ -31,6 +31,11 @@ def _limit(kind, field: str, text: str):
     return kind(getattr(Limits, field), help=text).tag(config=True, limit=field)
 
 
+def _positive(default: float, text: str):
+    """A positive number of seconds the coordinator itself uses (not a limit the judges carry)."""
+    return CFloat(default, help=text).tag(config=True, positive=True)
+
+
 class Autograder(Configurable):
     """The grader's settings (c.Autograder.* in nbgrader_config.py)."""
 
@@ -69,6 +74,45 @@ class Autograder(Configurable):
     max_feedback_mb = _limit(
         CInt, "feedback_mb", "size of one feedback page; past it the page is replaced by a short one that says why"
     )
+    start_timeout = _limit(
+        CFloat,
+        "start_timeout",
+        "seconds a notebook's sandboxed process has to start, arm its tamper guard and take the files handed in",
+    )
+    exit_timeout = _limit(
+        CFloat,
+        "exit_timeout",
+        "seconds a graded notebook's process has to exit when asked; what it sends meanwhile is read for "
+        "probe reports nobody asked for",
+    )
+    probe_sync_timeout = _limit(
+        CFloat, "probe_sync_timeout", "seconds a probe's process has to answer the grader's check after each test cell"
+    )
+    stop_timeout = _limit(
+        CFloat,
+        "stop_timeout",
+        "seconds the grader's own processes (the judges, the zygote) have to exit before they are killed",
+    )
+    pool_start_timeout = _limit(
+        CFloat,
+        "pool_start_timeout",
+        "seconds the grading pool (the zygote and the judges, which import torch) has to start",
+    )
+    judge_grace = _limit(
+        CFloat,
+        "judge_grace",
+        "seconds a judge may take on one notebook beyond notebook_timeout and cell_timeout together (forks, probes, "
+        "writing the result) before it is stopped and the notebook fails",
+    )
+    cluster_connect_timeout = _positive(30.0, "seconds to reach the Dask scheduler when a cluster run starts")
+    cluster_check_interval = _positive(
+        30.0, "how often, in seconds, a cluster run with nothing finished checks that the scheduler still has workers"
+    )
+    record_wait = _positive(
+        2.0,
+        "the longest, in seconds, a graded submission waits for its gradebook transaction while grading goes on "
+        "(results are recorded in batches)",
+    )
     sandbox_environment = List(
         Unicode(),
         help="names of the grader's environment student code may also see, beyond a fixed list of "
@@ -103,7 +147,8 @@ def read(course_dir: Path) -> Autograder:
         except TraitError:
             kind = KINDS.get(type(Autograder.class_traits()[key]).__name__, "value of its kind")
             raise SettingsError(f"c.{SECTION}.{key} must be {kind}, got {value!r}") from None
-        if Autograder.class_traits()[key].metadata.get("limit") and not getattr(settings, key) > 0:
+        metadata = Autograder.class_traits()[key].metadata
+        if (metadata.get("limit") or metadata.get("positive")) and not getattr(settings, key) > 0:
             raise SettingsError(f"c.{SECTION}.{key} must be positive, got {value!r}")
     for name in settings.sandbox_environment:
         if not name.isidentifier():

@@ -149,3 +149,55 @@ def test_the_private_name_check_sees_imports_and_attributes(tmp_path):
     )
     _, private = imports(modules(tmp_path))
     assert private == [("autograder.b", "autograder.a", "_secret"), ("autograder.c", "autograder.a", "_secret")]
+
+
+CLOCKS = ("time.monotonic", "time.time", "time.perf_counter")
+
+
+def bare_timeouts(mods: dict[str, Path]) -> list[str]:
+    """Timeouts written as numbers where they are used (`time.monotonic() + 5`, `timeout=10`, a parameter's
+    default of `30.0`): each belongs in `settings.Autograder` or in a named constant that says what it waits for."""
+    found = []
+    for name, path in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            number = None
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Call):
+                if ast.unparse(node.left.func) in CLOCKS:
+                    number = node.right
+            elif isinstance(node, ast.keyword) and node.arg in ("timeout", "deadline"):
+                number = node.value
+            elif isinstance(node, ast.arguments):
+                named = node.posonlyargs + node.args
+                pairs = list(zip(named[len(named) - len(node.defaults) :], node.defaults))
+                pairs += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults) if d is not None]
+                found += [
+                    f"{name}:{d.lineno} {a.arg}={ast.unparse(d)}"
+                    for a, d in pairs
+                    if a.arg in ("timeout", "deadline")
+                    and isinstance(d, ast.Constant)
+                    and isinstance(d.value, int | float)
+                ]
+            if isinstance(number, ast.Constant) and isinstance(number.value, int | float):
+                found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def test_no_timeout_is_a_bare_number():
+    grader = {name: path for name, path in modules().items() if name.startswith("autograder")}
+    assert bare_timeouts(grader) == []
+
+
+def test_the_timeout_check_sees_each_form(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "autograder/__init__.py": "",
+            "autograder/a.py": "import time\nWAIT_S = 5.0\n"
+            "def f(timeout=30.0, *, deadline=None):\n    return time.monotonic() + 5, g(timeout=10), time.monotonic() + WAIT_S\n",
+        },
+    )
+    assert sorted(bare_timeouts(modules(tmp_path))) == [
+        "autograder.a:3 timeout=30.0",
+        "autograder.a:4 time.monotonic() + 5",
+        "autograder.a:4 timeout=10",
+    ]

@@ -60,6 +60,8 @@ def test_values_reach_the_limits_in_any_numeric_form(tmp_path):
         ("c.Autograder.cell_timout = 5", "c.Autograder.cell_timout is not a setting (did you mean cell_timeout?)"),
         ('c.Autograder.cell_timeout = "soon"', "c.Autograder.cell_timeout must be a number, got 'soon'"),
         ("c.Autograder.max_processes = 0", "c.Autograder.max_processes must be positive, got 0"),
+        ("c.Autograder.record_wait = 0", "c.Autograder.record_wait must be positive, got 0"),
+        ("c.Autograder.start_timeout = -1", "c.Autograder.start_timeout must be positive, got -1"),
         ('c.Autograder.sandbox_environment = ["NOT A NAME"]', "must be a list of variable names"),
     ],
 )
