@@ -34,6 +34,9 @@ def _course_dir(value: str) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command and option of `autograder`, with its help.
+
+    Long because it is one declarative list, read top to bottom as `autograder --help` prints it."""
     parser = OneLineParser(
         prog="autograder",
         description="Build, release, grade and report on the PyTorch tensors course (run from the course directory).",

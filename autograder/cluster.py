@@ -160,8 +160,6 @@ class Cluster:
 
         from distributed import as_completed
 
-        from autograder.cluster_worker import grade_on_worker
-
         source = iter(jobs)
         flying: dict = {}  # future -> its jobs, as (identity, JSON text)
         in_flight = 0  # jobs
@@ -172,36 +170,20 @@ class Cluster:
         while True:
             size = self.window()
             room = size - in_flight
-            if (
-                (alone or not exhausted) and room > 0 and (room >= size // 4 or not flying or alone)
-            ):  # a batch at a time, not a job
+            # a batch at a time, not a job
+            if (alone or not exhausted) and room > 0 and (room >= size // 4 or not flying or alone):
                 chunks = [[job] for job in alone[:room]]
                 del alone[: len(chunks)]
                 room -= len(chunks)
-                batch = (
-                    list(itertools.islice(source, room)) if room > 0 and not exhausted else []
-                )  # reading jobs: the engine's work
+                # reading jobs: the engine's work
+                batch = list(itertools.islice(source, room)) if room > 0 and not exhausted else []
                 exhausted = exhausted or len(batch) < room
                 t0 = time.perf_counter()
                 pairs = [({k: job[k] for k in IDENT}, self._text(job)) for job in batch]
                 step = self.chunk(len(pairs))
                 chunks += [pairs[i : i + step] for i in range(0, len(pairs), step)]
                 if chunks:
-                    tasks = ["[" + ",".join(text for _, text in chunk) + "]" for chunk in chunks]
-                    self.bytes_moved = (self.bytes_moved[0] + sum(map(len, tasks)), self.bytes_moved[1])
-                    try:
-                        futures = self.client.map(
-                            grade_on_worker,
-                            tasks,
-                            key=[_task_key([ident for ident, _ in chunk]) for chunk in chunks],
-                            pure=False,
-                        )
-                    except Exception as exc:
-                        raise self._lost(exc) from None
-                    for future, chunk in zip(futures, chunks):
-                        flying[future] = chunk
-                        in_flight += len(chunk)
-                    done.update(futures)
+                    in_flight += self._submit(chunks, flying, done)
                 self.busy_s += time.perf_counter() - t0
             if not flying:
                 return
@@ -234,6 +216,22 @@ class Cluster:
                 future.release()
             self.busy_s += time.perf_counter() - t0
             yield from answers
+
+    def _submit(self, chunks: list[list[tuple[dict, str]]], flying: dict, done) -> int:
+        """Send one task for each chunk of jobs, in one message to the scheduler; the number of jobs sent."""
+        from autograder.cluster_worker import grade_on_worker
+
+        tasks = ["[" + ",".join(text for _, text in chunk) + "]" for chunk in chunks]
+        self.bytes_moved = (self.bytes_moved[0] + sum(map(len, tasks)), self.bytes_moved[1])
+        keys = [_task_key([ident for ident, _ in chunk]) for chunk in chunks]
+        try:
+            futures = self.client.map(grade_on_worker, tasks, key=keys, pure=False)
+        except Exception as exc:
+            raise self._lost(exc) from None
+        for future, chunk in zip(futures, chunks):
+            flying[future] = chunk
+        done.update(futures)
+        return sum(len(chunk) for chunk in chunks)
 
     def _text(self, job: dict) -> str:
         """The job as JSON text. Every job of a notebook carries the same template object (`jobs.load` reads

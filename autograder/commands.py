@@ -324,6 +324,58 @@ def demo(
     return work
 
 
+def _grade_and_print(course_dir: Path, args: argparse.Namespace) -> int:
+    """`autograder grade`: the run, then the class's table, the speed and one line for each thing to look at."""
+    stats: dict = {}
+    started = time.perf_counter()
+    results = grade(
+        course_dir,
+        assignments=args.assignments,
+        student=args.student,
+        workers=args.workers,
+        force=args.force,
+        tests_in_sandbox=args.in_sandbox_tests,
+        allow_weak_sandbox=args.allow_weak_sandbox,
+        cluster=args.cluster,
+        local=args.local,
+        allow_insecure_cluster=args.allow_insecure_cluster,
+        stats=stats,
+    )
+    print(format_table(course_dir, assignments=args.assignments))
+    failed = {k: v for k, v in results.items() if v != "ok"}
+    print(
+        f"\nGraded {len(results) - len(failed)} of {len(results)} submissions in {time.perf_counter() - started:.1f} s"
+        f" ({stats.get('ran', 0)} notebooks run, {stats.get('reused', 0)} unchanged since the last run)."
+    )
+    if any(worker != "local" for worker in stats.get("graded_by", {})):
+        print(
+            "  graded by: " + ", ".join(f"{worker} ({count})" for worker, count in sorted(stats["graded_by"].items()))
+        )
+    print(speed_summary(stats))
+    for warning in stats.get("warnings", []):
+        print(f"  WARNING: {warning}")
+    for where, notes in sorted(stats.get("repairs", {}).items()):
+        for note in notes:
+            print(f"  repaired {where}: {note}")
+    for where, notes in sorted(stats.get("limits", {}).items()):
+        for note in notes:
+            print(f"  over a limit {where}: {note}")
+    for where, found in sorted(stats.get("tampering", {}).items()):
+        for entry in found:
+            target = f"item {entry['item']}" if entry.get("item") else "outside any item"
+            print(
+                f"  TAMPERING {where}: {target}: {'; '.join(entry['details'])[:300]}"
+                + (" (scored 0, flagged for manual grading)" if entry.get("item") else "")
+            )
+    for where, items in sorted(stats.get("failures", {}).items()):
+        for failure in items:
+            cell = f"cell {failure['cell'] + 1}" if isinstance(failure.get("cell"), int) else "replay"
+            print(f"  {where}: {cell}: {failure['kind']}")
+    for (who, assignment), reason in sorted(failed.items()):
+        print(f"  not graded: {who}/{assignment}: {reason}")
+    return 0
+
+
 def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
     if command == "build":
         for path in build(course_dir, assignments=args.assignments):
@@ -341,55 +393,7 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         print(f"student bundle: {bundle_dir} and {bundle_dir.with_suffix('.zip')}")
         return 0
     if command == "grade":
-        stats: dict = {}
-        started = time.perf_counter()
-        results = grade(
-            course_dir,
-            assignments=args.assignments,
-            student=args.student,
-            workers=args.workers,
-            force=args.force,
-            tests_in_sandbox=args.in_sandbox_tests,
-            allow_weak_sandbox=args.allow_weak_sandbox,
-            cluster=args.cluster,
-            local=args.local,
-            allow_insecure_cluster=args.allow_insecure_cluster,
-            stats=stats,
-        )
-        print(format_table(course_dir, assignments=args.assignments))
-        failed = {k: v for k, v in results.items() if v != "ok"}
-        print(
-            f"\nGraded {len(results) - len(failed)} of {len(results)} submissions in {time.perf_counter() - started:.1f} s"
-            f" ({stats.get('ran', 0)} notebooks run, {stats.get('reused', 0)} unchanged since the last run)."
-        )
-        if any(worker != "local" for worker in stats.get("graded_by", {})):
-            print(
-                "  graded by: "
-                + ", ".join(f"{worker} ({count})" for worker, count in sorted(stats["graded_by"].items()))
-            )
-        print(speed_summary(stats))
-        for warning in stats.get("warnings", []):
-            print(f"  WARNING: {warning}")
-        for where, notes in sorted(stats.get("repairs", {}).items()):
-            for note in notes:
-                print(f"  repaired {where}: {note}")
-        for where, notes in sorted(stats.get("limits", {}).items()):
-            for note in notes:
-                print(f"  over a limit {where}: {note}")
-        for where, found in sorted(stats.get("tampering", {}).items()):
-            for entry in found:
-                target = f"item {entry['item']}" if entry.get("item") else "outside any item"
-                print(
-                    f"  TAMPERING {where}: {target}: {'; '.join(entry['details'])[:300]}"
-                    + (" (scored 0, flagged for manual grading)" if entry.get("item") else "")
-                )
-        for where, items in sorted(stats.get("failures", {}).items()):
-            for failure in items:
-                cell = f"cell {failure['cell'] + 1}" if isinstance(failure.get("cell"), int) else "replay"
-                print(f"  {where}: {cell}: {failure['kind']}")
-        for (who, assignment), reason in sorted(failed.items()):
-            print(f"  not graded: {who}/{assignment}: {reason}")
-        return 0
+        return _grade_and_print(course_dir, args)
     if command == "feedback":
         print(f"feedback written to {feedback(course_dir, assignments=args.assignments, student=args.student)}")
         return 0

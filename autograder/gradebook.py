@@ -496,13 +496,115 @@ def _chunks(values: list, size: int = 500):
         yield values[start : start + size]
 
 
+def _existing_rows(conn, shape: dict, students: list[str]) -> tuple[dict, dict, dict, dict]:
+    """The rows a batch's students already have for one assignment: their submissions' ids by student,
+    submitted notebooks' ids by (submission, notebook), grades' (id, manual score) and comments' ids by
+    (submitted notebook, cell)."""
+    from sqlalchemy import select
+
+    _, _, _, _, submitted, submitted_nb, grades, comments = _tables()
+    existing: dict[str, str] = {}
+    for part in _chunks(students):
+        existing.update(
+            conn.execute(
+                select(submitted.c.student_id, submitted.c.id).where(
+                    submitted.c.assignment_id == shape["id"], submitted.c.student_id.in_(part)
+                )
+            ).all()
+        )
+    nb_ids: dict[tuple[str, str], str] = {}  # (submission id, notebook id) -> submitted notebook id
+    old_grades: dict[tuple[str, str], tuple] = {}  # (submitted notebook id, cell id) -> (grade id, manual score)
+    old_comments: dict[tuple[str, str], str] = {}
+    for part in _chunks(sorted(existing.values())):
+        nb_ids.update(
+            {
+                (r.assignment_id, r.notebook_id): r.id
+                for r in conn.execute(
+                    select(submitted_nb.c.id, submitted_nb.c.assignment_id, submitted_nb.c.notebook_id).where(
+                        submitted_nb.c.assignment_id.in_(part)
+                    )
+                )
+            }
+        )
+    for part in _chunks(list(nb_ids.values())):
+        old_grades.update(
+            {
+                (r.notebook_id, r.cell_id): (r.id, r.manual_score)
+                for r in conn.execute(
+                    select(grades.c.id, grades.c.notebook_id, grades.c.cell_id, grades.c.manual_score).where(
+                        grades.c.notebook_id.in_(part)
+                    )
+                )
+            }
+        )
+        old_comments.update(
+            {
+                (r.notebook_id, r.cell_id): r.id
+                for r in conn.execute(
+                    select(comments.c.id, comments.c.notebook_id, comments.c.cell_id).where(
+                        comments.c.notebook_id.in_(part)
+                    )
+                )
+            }
+        )
+    return existing, nb_ids, old_grades, old_comments
+
+
+def _cell_rows(
+    shape: dict, nb_id: str, snb: str, values: dict, said: dict, old_grades: dict, old_comments: dict, out: tuple
+) -> None:
+    """The grade and comment rows of one submitted notebook `snb`, appended to `out` (new grades, grade
+    updates, new comments, comment updates). A cell the record does not mention keeps its row; a grade
+    with no score needs manual grading."""
+    from uuid import uuid4
+
+    new_grades, grade_updates, new_comments, comment_updates = out
+    for cell in shape["grade_cells"][nb_id]:
+        old = old_grades.get((snb, cell))
+        manual = old[1] if old else None
+        if cell in values:
+            score, needs = values[cell]
+            needs = (manual is not None or score is None) if needs is None else needs
+        elif old:
+            continue
+        else:
+            score, needs = None, True
+        if old:
+            grade_updates.append({"id": old[0], "auto_score": score, "needs_manual_grade": needs})
+        else:
+            new_grades.append(
+                {
+                    "id": uuid4().hex,
+                    "notebook_id": snb,
+                    "cell_id": cell,
+                    "auto_score": score,
+                    "manual_score": None,
+                    "extra_credit": None,
+                    "needs_manual_grade": needs,
+                }
+            )
+    for cell in shape["comment_cells"][nb_id]:
+        old = old_comments.get((snb, cell))
+        if old and cell in said:
+            comment_updates.append({"id": old, "auto_comment": said[cell]})
+        elif not old:
+            new_comments.append(
+                {
+                    "id": uuid4().hex,
+                    "notebook_id": snb,
+                    "cell_id": cell,
+                    "auto_comment": said.get(cell),
+                    "manual_comment": None,
+                }
+            )
+
+
 def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None:
     """The statements of one batch: students, submissions, submitted notebooks, grades and comments,
     each created where missing (with new ids, as nbgrader makes them) and set to the batch's values."""
     from uuid import uuid4
 
     from nbgrader.utils import parse_utc
-    from sqlalchemy import select
 
     students, _, _, _, submitted, submitted_nb, grades, comments = _tables()
     _insert_ignoring_existing(conn, students, [{"id": s} for s in sorted({g.student for g in batch})])
@@ -513,50 +615,7 @@ def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None
             structures[assignment] = _structure(conn, assignment)
         shape = structures[assignment]
         mine = {g.student: g for g in batch if g.assignment == assignment}
-        existing: dict[str, str] = {}
-        for part in _chunks(sorted(mine)):
-            existing.update(
-                conn.execute(
-                    select(submitted.c.student_id, submitted.c.id).where(
-                        submitted.c.assignment_id == shape["id"], submitted.c.student_id.in_(part)
-                    )
-                ).all()
-            )
-        nb_ids: dict[tuple[str, str], str] = {}  # (submission id, notebook id) -> submitted notebook id
-        old_grades: dict[tuple[str, str], tuple] = {}  # (submitted notebook id, cell id) -> (grade id, manual score)
-        old_comments: dict[tuple[str, str], str] = {}
-        for part in _chunks(sorted(existing.values())):
-            nb_ids.update(
-                {
-                    (r.assignment_id, r.notebook_id): r.id
-                    for r in conn.execute(
-                        select(submitted_nb.c.id, submitted_nb.c.assignment_id, submitted_nb.c.notebook_id).where(
-                            submitted_nb.c.assignment_id.in_(part)
-                        )
-                    )
-                }
-            )
-        for part in _chunks(list(nb_ids.values())):
-            old_grades.update(
-                {
-                    (r.notebook_id, r.cell_id): (r.id, r.manual_score)
-                    for r in conn.execute(
-                        select(grades.c.id, grades.c.notebook_id, grades.c.cell_id, grades.c.manual_score).where(
-                            grades.c.notebook_id.in_(part)
-                        )
-                    )
-                }
-            )
-            old_comments.update(
-                {
-                    (r.notebook_id, r.cell_id): r.id
-                    for r in conn.execute(
-                        select(comments.c.id, comments.c.notebook_id, comments.c.cell_id).where(
-                            comments.c.notebook_id.in_(part)
-                        )
-                    )
-                }
-            )
+        existing, nb_ids, old_grades, old_comments = _existing_rows(conn, shape, sorted(mine))
         for student, graded in sorted(mine.items()):
             timestamp = parse_utc(graded.timestamp) if graded.timestamp else None
             sub_id = existing.get(student)
@@ -597,44 +656,16 @@ def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None
                     values = {by_name[n]: v for n, v in summary["grades"].items() if n in by_name}
                     by_name = shape["comment_by_name"][nb_id]
                     said = {by_name[n]: v for n, v in summary["comments"].items() if n in by_name}
-                for cell in shape["grade_cells"][nb_id]:
-                    old = old_grades.get((snb, cell))
-                    manual = old[1] if old else None
-                    if cell in values:
-                        score, needs = values[cell]
-                        needs = (manual is not None or score is None) if needs is None else needs
-                    elif old:
-                        continue
-                    else:
-                        score, needs = None, True
-                    if old:
-                        grade_updates.append({"id": old[0], "auto_score": score, "needs_manual_grade": needs})
-                    else:
-                        new_grades.append(
-                            {
-                                "id": uuid4().hex,
-                                "notebook_id": snb,
-                                "cell_id": cell,
-                                "auto_score": score,
-                                "manual_score": None,
-                                "extra_credit": None,
-                                "needs_manual_grade": needs,
-                            }
-                        )
-                for cell in shape["comment_cells"][nb_id]:
-                    old = old_comments.get((snb, cell))
-                    if old and cell in said:
-                        comment_updates.append({"id": old, "auto_comment": said[cell]})
-                    elif not old:
-                        new_comments.append(
-                            {
-                                "id": uuid4().hex,
-                                "notebook_id": snb,
-                                "cell_id": cell,
-                                "auto_comment": said.get(cell),
-                                "manual_comment": None,
-                            }
-                        )
+                _cell_rows(
+                    shape,
+                    nb_id,
+                    snb,
+                    values,
+                    said,
+                    old_grades,
+                    old_comments,
+                    (new_grades, grade_updates, new_comments, comment_updates),
+                )
     for table, rows in ((submitted, new_subs), (submitted_nb, new_nbs), (grades, new_grades), (comments, new_comments)):
         _insert(conn, table, rows)
     for table, rows in ((submitted, stamp_updates), (grades, grade_updates), (comments, comment_updates)):
@@ -691,14 +722,12 @@ EXPORT_COLUMNS = [
 ]
 
 
-def export_csv(course_dir: Path, to: Path, *, progress: bool = False) -> Path:
-    """nbgrader's CSV export (`nbgrader export`: a row per assignment and student, in its order and
-    format, zeros where nothing was handed in), from a few bulk queries instead of one object at a
-    time; `progress` shows a bar over the rows."""
+def _export_tables(course_dir: Path) -> tuple[list, list, dict, dict, dict]:
+    """What nbgrader's export reads, in five queries: the assignments and the students in its order, each
+    submission by (assignment id, student id), and the scores and late penalties summed by submission."""
     from nbgrader.api import Assignment, Grade, Student, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy import create_engine, func, select
     from sqlalchemy.orm import Session
-    from tqdm import tqdm
 
     engine = create_engine(ensure_schema(course_dir))  # a fresh course has no tables yet: nbgrader creates them
     try:
@@ -740,6 +769,16 @@ def export_csv(course_dir: Path, to: Path, *, progress: bool = False) -> Path:
             )
     finally:
         engine.dispose()
+    return assignments, students, handed_in, scores, penalties
+
+
+def export_csv(course_dir: Path, to: Path, *, progress: bool = False) -> Path:
+    """nbgrader's CSV export (`nbgrader export`: a row per assignment and student, in its order and
+    format, zeros where nothing was handed in), from a few bulk queries instead of one object at a
+    time; `progress` shows a bar over the rows."""
+    from tqdm import tqdm
+
+    assignments, students, handed_in, scores, penalties = _export_tables(course_dir)
 
     def text(value) -> str:
         return "" if value is None else str(value)

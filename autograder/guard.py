@@ -336,6 +336,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
     `exempt` maps an audit event prefix ("ctypes") to grader functions allowed to raise it (the wire's
     array copy reads memory with ctypes, for instance).
+
+    Long because the guard's parts are closures defined here, each taking the shared state, the original
+    functions it calls and the other parts as default arguments, bound once before any student code runs;
+    as module functions they would look up globals that student code can rebind.
     """
     if _ENTRY:
         return
@@ -681,7 +685,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _type_name=_ev.type_name,
         _tamper=TamperDetected,
     ) -> None:
-        """Run the probe `name` on the student's `func`: its steps send their evidence, then "done" or "error"."""
+        """Run the probe `name` on the student's `func`: its steps send their evidence, then "done" or "error".
+
+        Long because its steps (`sealer`) close over this call's request and witness, and every name it
+        uses is a default argument, as in `install`."""
         witness = [0]
 
         def sealer(
@@ -709,6 +716,9 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             _type=type,
             _str=str,
         ) -> Any:
+            """A probe's step: seal evidence, or start or stop a witness, a line count or an operation watch.
+
+            Long because each command is one branch over the same bound names (see `install`)."""
             _S.busy += 1
             try:
                 if command == "seal":

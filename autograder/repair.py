@@ -137,18 +137,9 @@ def _new_cell(cell_type: str, source: str, metadata: dict, cell_id: str) -> nbfo
     return cell
 
 
-def repair(data: dict, template: dict) -> Repaired:
-    """The notebook to grade, rebuilt from the submission `data` and the instructor's `template`."""
-    tcells = template["cells"]
-    by_gid = {t["grade_id"]: i for i, t in enumerate(tcells)}
-    by_id = {t["id"]: i for i, t in enumerate(tcells) if t.get("id")}
-    raw_cells = data["cells"]
-    notes: list[str] = []
-    for index, cell in enumerate(raw_cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
-            raise SubmissionError(f"cell {index + 1} is not a notebook cell (missing or unknown cell_type)")
-    sources = [_source(c, i) for i, c in enumerate(raw_cells)]
-
+def _match(raw_cells: list, tcells: list, by_id: dict, by_gid: dict, notes: list[str]) -> tuple[dict, set]:
+    """Which template cell each submitted cell is ({submitted index: template index}), and the template
+    cells matched. A cell whose nbgrader metadata was re-pointed or removed is noted."""
     match: dict[int, int] = {}  # submitted cell index -> template index
     taken: set[int] = set()
     # 1. same cell id and same grade id; 2. same grade id, the last copy wins (as nbgrader);
@@ -175,6 +166,64 @@ def repair(data: dict, template: dict) -> Repaired:
                 + (f"pointed at {was!r}" if was else "removed")
                 + ": restored"
             )
+    return match, taken
+
+
+def _put_back_missing(
+    tcells: list, taken: set, cells: list, roles: list, tests: dict, placed: dict, fresh_id: Any, notes: list[str]
+) -> dict:
+    """Put each template cell the submission lacks back in `cells` and `roles` (in place), noting it; the
+    test sources by their new positions."""
+    for t, tc in enumerate(tcells):
+        if t in taken:
+            continue
+        # an answer goes just before the next cell of the template that is there, anything else
+        # (a test, a read-only cell) just after the previous one
+        before = [placed[p] for p in range(t) if p in placed]
+        after = [placed[p] for p in range(t + 1, len(tcells)) if p in placed]
+        if tc["nbgrader"].get("solution") and after:
+            at = after[0]
+        else:
+            at = before[-1] + 1 if before else 0
+        cell, role, full = _restored(tc, tc.get("stub", ""), None, None, fresh_id(tc.get("id"), len(cells) + 1000 + t))
+        cells.insert(at, cell)
+        roles.insert(at, role)
+        tests = {(k + 1 if k >= at else k): v for k, v in tests.items()}
+        placed = {p: (o + 1 if o >= at else o) for p, o in placed.items()}
+        placed[t] = at
+        if full is not None:
+            tests[at] = full
+        notes.append(f"{tc['grade_id']} was missing from the submission: the instructor's cell was put back")
+    return tests
+
+
+def _rebuilt(cells: list, data: dict, template: dict, notes: list[str]) -> nbformat.NotebookNode:
+    """The graded notebook: the cells, with the template's kernel (a changed kernelspec is noted)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    if meta.get("kernelspec") != template.get("kernelspec"):
+        notes.append("the notebook's kernelspec was changed: restored")
+    nb.metadata = {
+        "kernelspec": copy.deepcopy(template.get("kernelspec") or {}),
+        "language_info": copy.deepcopy(template.get("language_info") or {"name": "python"}),
+    }
+    return nb
+
+
+def repair(data: dict, template: dict) -> Repaired:
+    """The notebook to grade, rebuilt from the submission `data` and the instructor's `template`."""
+    tcells = template["cells"]
+    by_gid = {t["grade_id"]: i for i, t in enumerate(tcells)}
+    by_id = {t["id"]: i for i, t in enumerate(tcells) if t.get("id")}
+    raw_cells = data["cells"]
+    notes: list[str] = []
+    for index, cell in enumerate(raw_cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
+            raise SubmissionError(f"cell {index + 1} is not a notebook cell (missing or unknown cell_type)")
+    sources = [_source(c, i) for i, c in enumerate(raw_cells)]
+
+    match, taken = _match(raw_cells, tcells, by_id, by_gid, notes)
 
     cells: list[nbformat.NotebookNode] = []
     roles: list[str] = []
@@ -230,37 +279,9 @@ def repair(data: dict, template: dict) -> Repaired:
                 None,
             )
 
-    for t, tc in enumerate(tcells):
-        if t in taken:
-            continue
-        # an answer goes just before the next cell of the template that is there, anything else
-        # (a test, a read-only cell) just after the previous one
-        before = [placed[p] for p in range(t) if p in placed]
-        after = [placed[p] for p in range(t + 1, len(tcells)) if p in placed]
-        if tc["nbgrader"].get("solution") and after:
-            at = after[0]
-        else:
-            at = before[-1] + 1 if before else 0
-        cell, role, full = _restored(tc, tc.get("stub", ""), None, None, fresh_id(tc.get("id"), len(cells) + 1000 + t))
-        cells.insert(at, cell)
-        roles.insert(at, role)
-        tests = {(k + 1 if k >= at else k): v for k, v in tests.items()}
-        placed = {p: (o + 1 if o >= at else o) for p, o in placed.items()}
-        placed[t] = at
-        if full is not None:
-            tests[at] = full
-        notes.append(f"{tc['grade_id']} was missing from the submission: the instructor's cell was put back")
+    tests = _put_back_missing(tcells, taken, cells, roles, tests, placed, fresh_id, notes)
 
-    nb = nbformat.v4.new_notebook()
-    nb.cells = cells
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    if meta.get("kernelspec") != template.get("kernelspec"):
-        notes.append("the notebook's kernelspec was changed: restored")
-    nb.metadata = {
-        "kernelspec": copy.deepcopy(template.get("kernelspec") or {}),
-        "language_info": copy.deepcopy(template.get("language_info") or {"name": "python"}),
-    }
-    return Repaired(nb, roles, tests, notes)
+    return Repaired(_rebuilt(cells, data, template, notes), roles, tests, notes)
 
 
 def _restored(tc: dict, submitted_source: str, index: int | None, notes: list[str] | None, cell_id: str):

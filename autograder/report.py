@@ -304,6 +304,45 @@ def grading_times(course_dir: Path) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def _review_section(course_dir: Path, assignments: list[str] | None) -> str:
+    """The report's list of submissions flagged for tampering, as HTML."""
+    e = html.escape
+    flagged = gradebook.tamper_flags(course_dir, assignments=assignments)
+    if flagged:
+        return (
+            "<p>The grader found these submissions interfering with its checks. Each item scored 0 and is "
+            "marked as needing manual grading in formgrader; the comment on its answer cell says what was found.</p>"
+            "<table><tr><th>assignment</th><th>student</th><th>item</th><th>what was detected</th></tr>"
+            + "".join(
+                f"<tr class=flag><td>{e(f.assignment)}</td><td>{e(f.student)}</td><td>{e(f.item)}</td>"
+                f"<td>{e(f.detail)}</td></tr>"
+                for f in flagged
+            )
+            + "</table>"
+        )
+    return "<p>No submission was found interfering with the grader's checks.</p>"
+
+
+def _receipt_section(course_dir: Path, assignments: list[str] | None) -> str:
+    """The report's table of attempts graded on receipt, as HTML."""
+    e = html.escape
+    tries = attempts.per_item(course_dir, assignments=assignments)
+    if tries:
+        tries_rows = "".join(
+            f"<tr><td>{e(a)}</td><td>{e(i.removeprefix('test_'))}</td><td>{t['students']}</td><td>{t['attempts']}</td>"
+            f"<td>{t['mean_to_full']:.1f}</td><td>{t['never_full']}</td></tr>"
+            for (a, i), t in tries.items()
+        )
+        return (
+            "<p>Attempts graded as they were submitted (<code>c.AssignmentPolicy.on_receipt</code>): how many tries "
+            "students needed before an item had its full points.</p><table><tr><th>assignment</th><th>item</th><th>students</th>"
+            "<th>graded attempts</th><th>mean attempts to full points</th><th>students never at full points</th></tr>"
+            + tries_rows
+            + "</table>"
+        )
+    return "<p>No assignment was graded on receipt.</p>"
+
+
 def write_report(course_dir: Path, *, out: Path, assignments: list[str] | None = None) -> Path:
     """Write out/report.html (self-contained) and out/items.csv; returns the HTML path."""
     out.mkdir(parents=True, exist_ok=True)
@@ -331,37 +370,8 @@ def write_report(course_dir: Path, *, out: Path, assignments: list[str] | None =
             f"<td>{len(s.scores)}</td><td>{e(', '.join(s.flags))}</td><td><ul>{top}</ul></td></tr>"
         )
     times = "".join("<tr>" + "".join(f"<td>{e(v)}</td>" for v in row) + "</tr>" for row in grading_times(course_dir))
-    flagged = gradebook.tamper_flags(course_dir, assignments=assignments)
-    if flagged:
-        review = (
-            "<p>The grader found these submissions interfering with its checks. Each item scored 0 and is "
-            "marked as needing manual grading in formgrader; the comment on its answer cell says what was found.</p>"
-            "<table><tr><th>assignment</th><th>student</th><th>item</th><th>what was detected</th></tr>"
-            + "".join(
-                f"<tr class=flag><td>{e(f.assignment)}</td><td>{e(f.student)}</td><td>{e(f.item)}</td>"
-                f"<td>{e(f.detail)}</td></tr>"
-                for f in flagged
-            )
-            + "</table>"
-        )
-    else:
-        review = "<p>No submission was found interfering with the grader's checks.</p>"
-    tries = attempts.per_item(course_dir, assignments=assignments)
-    if tries:
-        tries_rows = "".join(
-            f"<tr><td>{e(a)}</td><td>{e(i.removeprefix('test_'))}</td><td>{t['students']}</td><td>{t['attempts']}</td>"
-            f"<td>{t['mean_to_full']:.1f}</td><td>{t['never_full']}</td></tr>"
-            for (a, i), t in tries.items()
-        )
-        receipt = (
-            "<p>Attempts graded as they were submitted (<code>c.AssignmentPolicy.on_receipt</code>): how many tries "
-            "students needed before an item had its full points.</p><table><tr><th>assignment</th><th>item</th><th>students</th>"
-            "<th>graded attempts</th><th>mean attempts to full points</th><th>students never at full points</th></tr>"
-            + tries_rows
-            + "</table>"
-        )
-    else:
-        receipt = "<p>No assignment was graded on receipt.</p>"
+    review = _review_section(course_dir, assignments)
+    receipt = _receipt_section(course_dir, assignments)
     mastery_rows = "".join(f"<tr><td>{e(c)}</td><td>{100 * v:.0f}%</td></tr>" for c, v in concept_mastery.items())
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Class report</title>

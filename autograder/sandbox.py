@@ -558,6 +558,9 @@ def confine(
     `allow_weak` (the instructor's explicit opt-in), in which case it applies what it can.
     On success the caller's pid (as the zygote sees it) becomes a supervisor that never returns
     from this call; the code after it runs in the supervisor's only child.
+
+    Long because the layers must be applied in this order in one process, and what each one managed
+    (the namespaces, the private uid) decides the next; read top to bottom, the code is that order.
     """
     workdir = Path(workdir).resolve()
     if not sys.platform.startswith("linux"):

@@ -201,3 +201,33 @@ def test_the_timeout_check_sees_each_form(tmp_path):
         "autograder.a:4 time.monotonic() + 5",
         "autograder.a:4 timeout=10",
     ]
+
+
+def long_functions(mods: dict[str, Path], limit: int = 80) -> list[str]:
+    """Functions (nested ones too) over `limit` lines whose docstring does not say why ("Long because ...")."""
+    found = []
+    for name, path in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > limit and "long because" not in (ast.get_docstring(node) or "").lower():
+                    found.append(f"{name}.{node.name}: {lines} lines")
+    return found
+
+
+def test_no_function_is_long_without_a_reason():
+    assert long_functions(modules()) == []
+
+
+def test_the_length_check_counts_lines_and_reads_the_reason(tmp_path):
+    body = "".join(f"    x{i} = {i}\n" for i in range(80))
+    _write(
+        tmp_path,
+        {
+            "autograder/__init__.py": "",
+            "autograder/a.py": f"def short():\n{body[:-13]}\n"
+            f"def long():\n{body}\n"
+            f'def explained():\n    """Long because it is a table."""\n{body}',
+        },
+    )
+    assert long_functions(modules(tmp_path)) == ["autograder.a.long: 81 lines"]
