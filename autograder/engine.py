@@ -33,7 +33,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import cgroup, gradebook, jobs, limits as limits_mod, sandbox, settings, zygote
+from autograder import cgroup, gradebook, jobs, limits as limits_mod, sandbox, scoring, settings, zygote
 
 ENGINE_VERSION = "2"
 STATE_DIR = ".autograder"
@@ -532,10 +532,13 @@ def _plan(
             except OSError as exc:
                 content = f"unreadable:{exc}"
             extras_hash = _sha(json.dumps([(e["to"], _sha(Path(e["from"]).read_bytes())) for e in extras]).encode())
-            key = _sha(
-                json.dumps(
-                    [content, template_hash, limits_mod.as_dict(limits), code_hash, extras_hash, tests_in_sandbox]
-                ).encode()
+            key = scoring.record_key(
+                content=content,
+                template_hash=template_hash,
+                limits=limits_mod.as_dict(limits),
+                code_hash=code_hash,
+                files_hash=extras_hash,
+                tests_in_sandbox=tests_in_sandbox,
             )
             sub.jobs[name] = {
                 "key": key,
@@ -867,7 +870,7 @@ class Recorder:
         graded = {n: r["notebook_json"] for n, r in sub.results.items() if r.get("status") == "ok"}
         if graded:
             notebooks = {
-                name: None if name not in graded else gradebook.summary_of(sub.results[name])
+                name: None if name not in graded else scoring.summary_of(sub.results[name])
                 for name in sub.notebooks
                 if name in graded or name not in sub.jobs
             }

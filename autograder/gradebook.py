@@ -15,7 +15,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder import config, items
+from autograder import config, items, scoring
 
 # Two first runs on an empty PostgreSQL database would both create nbgrader's tables; the one that
 # comes second waits on this advisory lock instead (any fixed 64-bit number, the same everywhere).
@@ -182,96 +182,17 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
     }
 
 
-TAMPER_COMMENT = "Tampering detected by the grader"
-
-
 @dataclass(frozen=True)
 class Graded:
     """One graded submission as the gradebook records it.
 
-    `notebooks` maps a notebook's name to `summarise`'s values for it, or to None for a notebook
+    `notebooks` maps a notebook's name to `scoring.summarise`'s values for it, or to None for a notebook
     that was not handed in (zero on every item); `timestamp` is the submission's, or None."""
 
     assignment: str
     student: str
     notebooks: dict
     timestamp: object = None
-
-
-def flagged_items(tampering: list[dict]) -> dict[str, str]:
-    """{item: what was detected there} from a grading result's tampering entries (those outside any
-    item are left out: they flag no cell)."""
-    return {t["item"]: "; ".join(t["details"])[:1500] for t in tampering or [] if t.get("item")}
-
-
-def summary_of(result: dict) -> dict:
-    """`summarise`'s values for a graded notebook's result: the judge's (it works them out beside
-    the notebook), or worked out here for a record that lacks them."""
-    if isinstance(result.get("summary"), dict):
-        return result["summary"]
-    return summarise(result["notebook_json"], flagged_items(result.get("tampering", [])))
-
-
-def summarise(nb, flagged: dict[str, str] | None = None, notes: dict[str, str] | None = None) -> dict:
-    """What nbgrader's autograde records for an autograded notebook (JSON text, a dict or nbformat's
-    node), by cell name: {"grades": {name: (auto_score, needs_manual_grade or None)}, "comments":
-    {name: auto_comment}}. A needs_manual_grade of None is nbgrader's rule (a manual score, or no
-    automatic one). `flagged` maps an item to what the grader detected there: that item's test
-    cell scores zero and needs manual grading, and its answer cell's comment says why. `notes` maps
-    an item to a line its answer cell's comment says when nothing else is to be said (how many
-    attempts grading on receipt took), which formgrader shows beside the answer."""
-    import json
-
-    import nbformat
-    from nbgrader import utils
-
-    cells = json.loads(nb)["cells"] if isinstance(nb, str) else nb["cells"]
-    ours = nbformat.from_dict({"cells": [_rule_view(c) for c in cells if c.get("metadata", {}).get("nbgrader")]})
-    flagged = flagged or {}
-    notes = notes or {}
-    grades: dict[str, tuple] = {}
-    comments: dict[str, str | None] = {}
-    for cell in ours.cells:
-        meta = cell.metadata.nbgrader
-        grade_id = meta.get("grade_id", "")
-        item = items.item_of(grade_id) if utils.is_grade(cell) and not utils.is_solution(cell) else grade_id
-        if utils.is_grade(cell):
-            score, _ = utils.determine_grade(cell)
-            grades[grade_id] = (0.0, True) if item in flagged else (score, None)
-        if utils.is_solution(cell) or utils.is_task(cell):
-            if item in flagged:
-                comments[grade_id] = (
-                    f"{TAMPER_COMMENT}: {flagged[item]} This item scores nothing until an instructor has reviewed it."
-                )
-            elif meta.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
-                comments[grade_id] = "No response."
-            else:
-                comments[grade_id] = notes.get(item)
-    return {"grades": grades, "comments": comments}
-
-
-def _rule_view(cell: dict) -> dict:
-    """What nbgrader's grading rules (`determine_grade`, `compute_checksum`) read of a cell: its type,
-    source and nbgrader metadata, and each output's kind, stream and result text (not images, not
-    tracebacks, which make most of a notebook's size)."""
-
-    def joined(text):  # nbformat joins a text kept as a list of lines when it reads a notebook
-        return "".join(text) if isinstance(text, list) else text
-
-    view = {
-        "cell_type": cell.get("cell_type"),
-        "source": joined(cell.get("source", "")),
-        "metadata": {"nbgrader": cell["metadata"]["nbgrader"]},
-    }
-    if "outputs" in cell:
-        view["outputs"] = []
-        for output in cell["outputs"]:
-            kept = {key: output[key] for key in ("output_type", "name") if key in output}
-            if output.get("output_type") == "execute_result":
-                data = output.get("data", {})
-                kept["data"] = {"text/plain": joined(data["text/plain"])} if "text/plain" in data else {}
-            view["outputs"].append(kept)
-    return view
 
 
 def write_errors() -> tuple[type[BaseException], ...]:
@@ -326,7 +247,7 @@ class Writer:
         notebook, or None when it was not handed in; `tampering` maps a notebook to {item: what
         was detected}, `notes` to {item: a line for its answer cell's comment}."""
         summaries = {
-            name: None if nb is None else summarise(nb, (tampering or {}).get(name), (notes or {}).get(name))
+            name: None if nb is None else scoring.summarise(nb, (tampering or {}).get(name), (notes or {}).get(name))
             for name, nb in notebooks.items()
         }
         self.write([Graded(assignment, student, summaries, timestamp)])
@@ -692,7 +613,7 @@ def tamper_flags(course_dir: Path, *, assignments: list[str] | None = None) -> l
         .join(submitted_nb, submitted_nb.c.id == comment.c.notebook_id)
         .join(submitted, submitted.c.id == submitted_nb.c.assignment_id)
         .join(assignment, assignment.c.id == submitted.c.assignment_id)
-        .where(comment.c.auto_comment.startswith(TAMPER_COMMENT))
+        .where(comment.c.auto_comment.startswith(scoring.TAMPER_COMMENT))
     )
     if assignments:
         query = query.where(assignment.c.name.in_(list(assignments)))
@@ -700,7 +621,8 @@ def tamper_flags(course_dir: Path, *, assignments: list[str] | None = None) -> l
     try:
         with engine.connect() as conn:
             flags = [
-                Flag(a, s, item, text.removeprefix(TAMPER_COMMENT + ": ")) for a, s, item, text in conn.execute(query)
+                Flag(a, s, item, text.removeprefix(scoring.TAMPER_COMMENT + ": "))
+                for a, s, item, text in conn.execute(query)
             ]
     finally:
         engine.dispose()

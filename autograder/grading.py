@@ -18,7 +18,7 @@ from typing import Any
 
 import nbformat
 
-from autograder import guard, items, jobs, judge, limits as limits_mod, repair, slicing, wire, zygote
+from autograder import guard, items, jobs, judge, limits as limits_mod, repair, scoring, slicing, wire, zygote
 
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
 
@@ -484,11 +484,9 @@ def grade_job(job: dict, control: socket.socket, *, memory: Any = None) -> dict:
     result["notebook_json"], result["limits"] = run.autograded()
     if not result["limits"]:
         del result["limits"]
-    from autograder import gradebook
-
     # what the gradebook records for this notebook, worked out here, beside the grader's other workers,
     # so the coordinator that records every notebook of a class does not
-    result["summary"] = gradebook.summarise(fixed.notebook, gradebook.flagged_items(result["tampering"]))
+    result["summary"] = scoring.summarise(fixed.notebook, scoring.flagged_items(result["tampering"]))
     result["timings"] = {
         "student_s": run.student_s,
         "judge_s": run.judge_s,
@@ -634,14 +632,7 @@ class _NotebookRun:
         for cell in nb.cells:
             item = _item_of(cell)
             if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and item in self.tampering:
-                detail = "; ".join(self.tampering[item])[:2000]
-                cell.outputs = [
-                    _error_output(
-                        "TamperingDetected",
-                        f"the grader found the notebook interfering with its checks: {detail}. "
-                        "This item scores nothing until an instructor has reviewed it.",
-                    )
-                ]
+                cell.outputs = [scoring.tampered_output("; ".join(self.tampering[item]))]
         text = nbformat.writes(nb)
         if _fit_notebook(nb, limits.autograded_mb * 1024 * 1024, text):
             self.notes.append(

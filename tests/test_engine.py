@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import authoring, commands, gradebook, repair, samples
+from autograder import authoring, commands, gradebook, repair, samples, scoring
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -312,11 +312,11 @@ def test_the_judge_sends_what_nbgraders_rules_read_in_the_autograded_notebook(ti
         if record["status"] != "ok":
             continue
         worked_out = json.loads(
-            json.dumps(gradebook.summarise(record["notebook_json"], gradebook.flagged_items(record["tampering"])))
+            json.dumps(scoring.summarise(record["notebook_json"], scoring.flagged_items(record["tampering"])))
         )
         assert record["summary"] == worked_out, path
         without = {k: v for k, v in record.items() if k != "summary"}
-        assert json.loads(json.dumps(gradebook.summary_of(without))) == worked_out
+        assert json.loads(json.dumps(scoring.summary_of(without))) == worked_out
         checked[record["student"]] = record["summary"]
     assert set(CASES) <= set(checked)
     assert checked["honest"]["grades"]["test_twice"] == [FULL["test_twice"], None]

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import commands, corpus, gradebook, samples, sandbox
+from autograder import commands, corpus, gradebook, samples, sandbox, scoring
 from tests.adversarial.cases import write_case
 from tests.adversarial.forgery import all_forgeries
 from tests.adversarial.harness import LIMITS
@@ -97,7 +97,7 @@ def test_forgery_earns_nothing(graded, case):
 
 def test_the_feedback_says_what_was_detected(graded):
     case, html = graded["feedback"]
-    assert gradebook.TAMPER_COMMENT in html and "TamperingDetected" in html
+    assert scoring.TAMPER_COMMENT in html and "TamperingDetected" in html
 
 
 def test_there_are_enough_honest_idioms():
