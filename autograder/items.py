@@ -14,6 +14,28 @@ END_SOLUTION = "### END SOLUTION"
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
 
+# nbgrader's settings for the markers, and the text of each this course writes after the comment mark
+DELIMITERS = {
+    ("ClearSolutions", "begin_solution_delimeter"): BEGIN_SOLUTION.removeprefix("### "),
+    ("ClearSolutions", "end_solution_delimeter"): END_SOLUTION.removeprefix("### "),
+    ("ClearHiddenTests", "begin_test_delimeter"): BEGIN_HIDDEN.removeprefix("### "),
+    ("ClearHiddenTests", "end_test_delimeter"): END_HIDDEN.removeprefix("### "),
+}
+
+
+def marker_mismatch(config: dict) -> str | None:
+    """Why the course's nbgrader settings (`config`, by section) mark solutions or hidden tests otherwise
+    than the grader reads them, in one line; None when they agree (nbgrader's default text, with or
+    without the comment mark: nbgrader finds it anywhere in a line)."""
+    for (section, key), text in DELIMITERS.items():
+        given = dict(config.get(section, {})).get(key)
+        if given is not None and given not in (text, f"### {text}"):
+            return (
+                f"c.{section}.{key} is {given!r}, but the grader, its leak scan and its repair read nbgrader's "
+                f"default markers ({text!r}); remove the setting or set it to {text!r}"
+            )
+    return None
+
 
 def test_cell(item: str) -> str:
     """The grade id of `item`'s test cell."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from traitlets import CFloat, CInt, List, TraitError, Unicode
 from traitlets.config import Configurable
 
-from autograder import config
+from autograder import config, items
 from autograder.sandbox import Limits
 
 SECTION = "Autograder"
@@ -150,6 +150,9 @@ def read(course_dir: Path) -> Autograder:
         metadata = Autograder.class_traits()[key].metadata
         if (metadata.get("limit") or metadata.get("positive")) and not getattr(settings, key) > 0:
             raise SettingsError(f"c.{SECTION}.{key} must be positive, got {value!r}")
+    mismatch = items.marker_mismatch(config.load(course_dir))
+    if mismatch:
+        raise SettingsError(mismatch)
     for name in settings.sandbox_environment:
         if not name.isidentifier():
             raise SettingsError(f"c.{SECTION}.sandbox_environment must be a list of variable names, got {name!r}")
