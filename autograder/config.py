@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 from pathlib import Path
 
@@ -12,13 +13,14 @@ FILE = "nbgrader_config.py"
 
 
 def load(course_dir: Path) -> Config:
-    """The configuration of the course at `course_dir` (empty when it has no nbgrader_config.py)."""
+    """The configuration of the course at `course_dir` (empty when it has no nbgrader_config.py); a copy of
+    its own, sections included, so a caller's change never reaches the next reader."""
     path = Path(course_dir) / FILE
     try:
         stamp = path.stat().st_mtime_ns
     except OSError:
         return Config()
-    return _load(str(path.resolve()), stamp).copy()
+    return copy.deepcopy(_load(str(path.resolve()), stamp))
 
 
 @functools.lru_cache(maxsize=16)

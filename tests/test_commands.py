@@ -1,0 +1,29 @@
+"""The library behind the commands: which cluster a run uses, and how a run's time is summed up."""
+
+from __future__ import annotations
+
+from autograder import commands
+
+
+def course(tmp_path, lines: str = ""):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n" + lines + "\n")
+    return tmp_path
+
+
+def test_the_cluster_given_wins_over_the_setting_and_none_means_this_machine(tmp_path):
+    assert commands.cluster_address(course(tmp_path)) is None
+    configured = course(tmp_path, 'c.Autograder.cluster = "tls://set:8786"')
+    assert commands.cluster_address(configured) == "tls://set:8786"
+    assert commands.cluster_address(configured, "tls://given:8786") == "tls://given:8786"
+
+
+def test_the_speed_summary_splits_student_code_from_the_graders_work():
+    timings = [
+        {"notebook": "ada/01/01", "student_code_s": 1.0, "total_s": 3.0},
+        {"notebook": "ben/01/01", "student_code_s": 2.0, "total_s": 5.0},
+    ]
+    text = commands.speed_summary({"timings": timings, "seconds": 4.0, "workers": 2, "startup_s": 1.5})
+    assert text.splitlines()[0] == "Speed: 0.50 notebooks/s with 2 workers (4.0 s wall)."
+    assert "student code           3.0 s" in text and "grader overhead        5.0 s" in text
+    assert "slowest: ben/01/01 5.0 s, ada/01/01 3.0 s" in text
+    assert commands.speed_summary({"timings": []}).startswith("Nothing ran")
