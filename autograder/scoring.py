@@ -21,6 +21,7 @@ import json
 from autograder import items
 
 TAMPER_COMMENT = "Tampering detected by the grader"
+UNTIL_REVIEWED = "This item scores nothing until an instructor has reviewed it."
 
 
 def record_key(
@@ -35,10 +36,7 @@ def tampered_output(detail: str) -> dict:
     """What a flagged item's test cell shows in the autograded notebook (and so in the feedback)."""
     import nbformat
 
-    evalue = (
-        f"the grader found the notebook interfering with its checks: {detail[:2000]}. "
-        "This item scores nothing until an instructor has reviewed it."
-    )
+    evalue = f"the grader found the notebook interfering with its checks: {detail[:2000]}. {UNTIL_REVIEWED}"
     return nbformat.v4.new_output(
         "error", ename="TamperingDetected", evalue=evalue, traceback=[f"TamperingDetected: {evalue}"]
     )
@@ -66,8 +64,6 @@ def summarise(nb, flagged: dict[str, str] | None = None, notes: dict[str, str] |
     cell scores zero and needs manual grading, and its answer cell's comment says why. `notes` maps
     an item to a line its answer cell's comment says when nothing else is to be said (how many
     attempts grading on receipt took), which formgrader shows beside the answer."""
-    import json
-
     import nbformat
     from nbgrader import utils
 
@@ -86,9 +82,7 @@ def summarise(nb, flagged: dict[str, str] | None = None, notes: dict[str, str] |
             grades[grade_id] = (0.0, True) if item in flagged else (score, None)
         if utils.is_solution(cell) or utils.is_task(cell):
             if item in flagged:
-                comments[grade_id] = (
-                    f"{TAMPER_COMMENT}: {flagged[item]} This item scores nothing until an instructor has reviewed it."
-                )
+                comments[grade_id] = f"{TAMPER_COMMENT}: {flagged[item]} {UNTIL_REVIEWED}"
             elif meta.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
                 comments[grade_id] = "No response."
             else:
