@@ -113,10 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "feedback",
         help="write feedback/ for graded submissions (verdicts and messages, no hidden source)",
-        description="Generate the HTML feedback students get back, with nbgrader's generate_feedback.",
+        description="Generate the HTML feedback students get back: nbgrader's generate_feedback pages, "
+        "byte for byte, written on every core (a course whose configuration changes those pages goes "
+        "through nbgrader generate_feedback itself).",
     )
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all graded)")
     p.add_argument("--student", metavar="ID", help="only this student")
+    p.add_argument(
+        "--workers", type=_positive_int, metavar="N", help="processes writing pages (default: the number of cores)"
+    )
 
     p = sub.add_parser(
         "export",

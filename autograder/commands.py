@@ -12,7 +12,19 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import authoring, bundle, gradebook, leaks, limits as limits_mod, report, samples, settings, stock
+from autograder import (
+    authoring,
+    bundle,
+    config,
+    feedback_pages,
+    gradebook,
+    leaks,
+    limits as limits_mod,
+    report,
+    samples,
+    settings,
+    stock,
+)
 from autograder import items as item_rules
 
 
@@ -168,10 +180,39 @@ def _failure_reason(log: str) -> str:
     return "nbgrader autograde failed"
 
 
-def feedback(course_dir: Path, *, assignments: list[str] | None = None, student: str | None = None) -> Path:
-    """feedback/ for every graded submission; one whose pages could not be written (a full disk) is one printed line,
-    and the others are written all the same."""
+def feedback(
+    course_dir: Path,
+    *,
+    assignments: list[str] | None = None,
+    student: str | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> Path:
+    """feedback/ for every graded submission; one whose pages could not be written (a full disk) is one
+    printed line, and the others are written all the same. The pages are nbgrader's own, written by
+    `feedback_pages` on every core; a course whose configuration changes them goes through stock
+    `nbgrader generate_feedback`, and a line says why."""
     chosen = _chosen(course_dir, assignments)
+    refusal = feedback_pages.fast_path_refusal(config.load(course_dir))
+    if refusal:
+        print(f"  feedback by nbgrader generate_feedback, one notebook at a time: {refusal}")
+        _stock_feedback(course_dir, chosen, student)
+    else:
+        started = time.perf_counter()
+        written = feedback_pages.write_feedback(course_dir, chosen, student=student, workers=workers, progress=progress)
+        for who, assignment, reason in written.failed:
+            print(f"  feedback not written {who}/{assignment}: {reason}")
+        if written.submissions:
+            wall = time.perf_counter() - started
+            print(
+                f"Feedback: {written.pages} pages for {written.submissions} submissions in {wall:.1f} s "
+                f"({written.pages / wall:.0f} pages/s; {written.rendered} cells rendered, {written.reused} reused)"
+            )
+    _cap_feedback(course_dir / "feedback", limits_mod.read_limits(course_dir).feedback_mb)
+    return course_dir / "feedback"
+
+
+def _stock_feedback(course_dir: Path, chosen: list[str], student: str | None) -> None:
     for assignment in chosen:
         graded = (
             sorted(p.parent.name for p in (course_dir / "autograded").glob(f"*/{assignment}"))
@@ -193,8 +234,6 @@ def feedback(course_dir: Path, *, assignments: list[str] | None = None, student:
         reason = _exception_line(proc.stdout or "")
         for who in missing:
             print(f"  feedback not written {who}/{assignment}: {reason}")
-    _cap_feedback(course_dir / "feedback", limits_mod.read_limits(course_dir).feedback_mb)
-    return course_dir / "feedback"
 
 
 def _cap_feedback(folder: Path, megabytes: int) -> None:
@@ -395,7 +434,8 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
     if command == "grade":
         return _grade_and_print(course_dir, args)
     if command == "feedback":
-        print(f"feedback written to {feedback(course_dir, assignments=args.assignments, student=args.student)}")
+        folder = feedback(course_dir, assignments=args.assignments, student=args.student, workers=args.workers)
+        print(f"feedback written to {folder}")
         return 0
     if command == "export":
         started = time.perf_counter()

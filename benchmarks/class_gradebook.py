@@ -1,6 +1,6 @@
-"""After grading, at a MOOC's size: `report` and `export` on a synthetic gradebook on PostgreSQL.
+"""After grading, at a MOOC's size: `report`, `export` and `feedback` on a synthetic class on PostgreSQL.
 
-    python benchmarks/class_gradebook.py [--students 5000] [--assignments 10] [--seed 29]
+    python benchmarks/class_gradebook.py [--students 5000] [--assignments 10] [--seed 29] [--stock-sample 40]
 
 Starts PostgreSQL (default durability) on 127.0.0.1, adds the course's lessons to it as nbgrader's
 generate_assignment records them (more assignments than lessons: a lesson comes again under another
@@ -9,16 +9,24 @@ name), then records a class of
 (`gradebook.Writer`): every test cell scores its points or zero at random, seeded. Then it runs
 `autograder report` and `autograder export` on that gradebook, as an instructor would, each with its
 progress bar, and prints how long each took. Checks that the export's totals are the recorded ones.
-The server is stopped at the end.
 
-The synthetic class has no autograded notebooks, so the report's most common failure messages
-(read from autograded/) and `autograder feedback` are not measured here.
+Then feedback. Each synthetic submission gets an autograded notebook made from two real ones: the
+demo class's right and blank answers to that lesson, graded by the engine first. Every test cell is
+the graded test cell that matches the score recorded for it, every answer cell is the right or the
+blank answer at random, and every answer cell ends with a comment naming its student, so that no two
+students' answers are the same cell (as in a real class, where each student's code is their own).
+`autograder feedback` writes the whole class's pages; stock `nbgrader generate_feedback` writes the
+pages of --stock-sample students of the first assignment, the way its users run it, and the script
+prints both rates, their ratio and stock nbgrader's time for the class at its rate, and checks that
+stock nbgrader's sample pages are byte for byte the ones `autograder feedback` wrote.
+The server is stopped and every file removed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import random
 import shutil
@@ -76,8 +84,11 @@ def add_assignments(course: Path, count: int) -> list[str]:
     return names
 
 
-def record_class(course: Path, assignments: list[str], students: int, seed: int) -> dict[tuple[str, str], float]:
-    """Every student's submission of every assignment, recorded in batches; {(assignment, student): total}."""
+def record_class(
+    course: Path, assignments: list[str], students: int, seed: int
+) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], dict[str, dict[str, float]]]]:
+    """Every student's submission of every assignment, recorded in batches; {(assignment, student):
+    total}, and {(assignment, student): {notebook: {test cell: score}}}."""
     from nbgrader.api import Gradebook
 
     chance = random.Random(seed)
@@ -89,6 +100,7 @@ def record_class(course: Path, assignments: list[str], students: int, seed: int)
                 for nb in gb.find_assignment(name).notebooks
             }
     totals: dict[tuple[str, str], float] = {}
+    recorded: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
     batch: list[gradebook.Graded] = []
     with (
         gradebook.Writer(course) as writer,
@@ -104,6 +116,9 @@ def record_class(course: Path, assignments: list[str], students: int, seed: int)
                     total += sum(score for score, _ in scores.values())
                     notebooks[notebook] = {"grades": scores, "comments": {}}
                 totals[(name, student)] = total
+                recorded[(name, student)] = {
+                    nb: {cell: score for cell, (score, _) in marks["grades"].items()} for nb, marks in notebooks.items()
+                }
                 batch.append(gradebook.Graded(name, student, notebooks, f"2026-11-{1 + k % 28:02d} 12:00:00"))
                 if len(batch) == BATCH:
                     writer.write(batch)
@@ -111,7 +126,95 @@ def record_class(course: Path, assignments: list[str], students: int, seed: int)
                     batch = []
         writer.write(batch)
         bar.update(len(batch))
-    return totals
+    return totals, recorded
+
+
+def graded_examples(lessons: list[str]) -> dict[str, dict[str, dict]]:
+    """{lesson: {"right": nb, "blank": nb}}: the demo class's ada and blake, graded by the engine."""
+    from autograder import samples
+
+    scratch = Path(tempfile.mkdtemp(prefix="class-feedback-examples-"))
+    try:
+        course = copy_course(scratch / "course")
+        commands.release(course, assignments=lessons, progress=False)
+        samples.write_demo_class(course, assignments=lessons)
+        for student in ("chen", "dana", "eve"):
+            shutil.rmtree(course / "submitted" / student)
+        commands.grade(course, assignments=lessons, progress=True)
+        return {
+            lesson: {
+                kind: json.loads((course / "autograded" / who / lesson / f"{lesson}.ipynb").read_text(encoding="utf-8"))
+                for kind, who in (("right", "ada"), ("blank", "blake"))
+            }
+            for lesson in lessons
+        }
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def write_autograded(
+    course: Path, recorded: dict, examples: dict[str, dict[str, dict]], lesson_of: dict[str, str], seed: int
+) -> int:
+    """An autograded notebook for every recorded submission (see the module's docstring); the bytes written."""
+    chance = random.Random(seed + 1)
+    pieces = {}
+    for lesson, pair in examples.items():
+        right, blank = pair["right"], pair["blank"]
+        head = json.dumps({k: v for k, v in right.items() if k != "cells"}, indent=1)
+        cells = []
+        for good, bad in zip(right["cells"], blank["cells"]):
+            meta = good.get("metadata", {}).get("nbgrader", {})
+            kind = (
+                "test" if meta.get("grade") and not meta.get("solution") else "answer" if meta.get("solution") else ""
+            )
+            cells.append((kind, meta.get("grade_id"), good, bad, json.dumps(good, indent=1), json.dumps(bad, indent=1)))
+        pieces[lesson] = (head[: head.rindex("}")].rstrip() + ',\n "cells": [\n', cells)
+    written = 0
+    for (assignment, student), notebooks in tqdm(recorded.items(), desc="autograded", unit="submission"):
+        lesson = lesson_of[assignment]
+        head, cells = pieces[lesson]
+        for notebook, scores in notebooks.items():
+            texts = []
+            for kind, grade_id, good, bad, good_text, bad_text in cells:
+                if kind == "test":
+                    texts.append(good_text if scores.get(grade_id, 0.0) > 0 else bad_text)
+                elif kind == "answer":
+                    cell = dict(good if chance.random() < 0.7 else bad)
+                    cell["source"] = "".join(cell["source"]) + f"\n# {student}'s answer"
+                    texts.append(json.dumps(cell, indent=1))
+                else:
+                    texts.append(good_text)
+            target = course / "autograded" / student / assignment / f"{notebook}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = head + ",\n".join(texts) + "\n ]\n}\n"
+            target.write_text(text, encoding="utf-8")
+            written += len(text)
+    return written
+
+
+def stock_sample(course: Path, work: Path, assignment: str, students: list[str]) -> tuple[float, int]:
+    """Stock `nbgrader generate_feedback` on `students`' submissions of `assignment` in a course folder
+    that holds only those (the same gradebook); (seconds, pages). Checks its pages against ours."""
+    from autograder import stock
+
+    sample = work / "stock-sample"
+    sample.mkdir()
+    shutil.copy2(course / "nbgrader_config.py", sample / "nbgrader_config.py")
+    shutil.copytree(course / "source", sample / "source")
+    for student in students:
+        shutil.copytree(course / "autograded" / student / assignment, sample / "autograded" / student / assignment)
+    started = time.perf_counter()
+    proc = stock.generate_feedback(sample, assignment)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit("nbgrader generate_feedback failed:\n" + (proc.stdout or "")[-2000:])
+    pages = sorted((sample / "feedback").rglob("*.html"))
+    differ = [
+        p for p in pages if p.read_bytes() != (course / "feedback" / p.relative_to(sample / "feedback")).read_bytes()
+    ]
+    if len(pages) < len(students) or differ:
+        raise SystemExit(f"stock nbgrader's pages are not ours: {len(differ)} of {len(pages)} differ")
+    return seconds, len(pages)
 
 
 def timed(what: str, action) -> float:
@@ -127,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--students", type=int, default=5000, help="students in the class (default 5000)")
     parser.add_argument("--assignments", type=int, default=10, help="assignments each student handed in (default 10)")
     parser.add_argument("--seed", type=int, default=29, help="seed of the random scores (default 29)")
+    parser.add_argument(
+        "--stock-sample",
+        type=int,
+        default=40,
+        help="students of the first assignment whose pages stock nbgrader writes, for its rate (default 40)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
@@ -137,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         use_gradebook(course, pg.create_database("mooc"))
         assignments = add_assignments(course, args.assignments)
         recording = time.perf_counter()
-        totals = record_class(course, assignments, args.students, args.seed)
+        totals, recorded = record_class(course, assignments, args.students, args.seed)
         recording = time.perf_counter() - recording
         print(
             f"Gradebook on PostgreSQL: {args.students} students x {len(assignments)} assignments = "
@@ -151,6 +260,23 @@ def main(argv: list[str] | None = None) -> int:
         if exported.keys() != totals.keys() or any(abs(exported[k] - totals[k]) > 1e-9 for k in totals):
             raise SystemExit("the export's totals are not the recorded ones")
         print(f"Export: {len(exported):,} rows, every total as recorded")
+        lessons = commands.source_assignments(course)
+        lesson_of = {
+            name: next(x for x in lessons if name == x or name.startswith(x + "_again")) for name in assignments
+        }
+        examples = graded_examples(sorted(set(lesson_of.values())))
+        size = write_autograded(course, recorded, examples, lesson_of, args.seed)
+        print(f"Autograded notebooks: {len(recorded):,}, {size / 1e9:.2f} GB", flush=True)
+        ours = timed("autograder feedback", lambda: commands.feedback(course, assignments=assignments))
+        pages = sum(1 for _ in (course / "feedback").rglob("*.html"))
+        sample = sorted({s for (a, s) in recorded if a == assignments[0]})[: args.stock_sample]
+        stock_s, stock_pages = stock_sample(course, work, assignments[0], sample)
+        ours_rate, stock_rate = pages / ours, stock_pages / stock_s
+        print(
+            f"Feedback: {pages:,} pages in {ours:.1f} s ({ours_rate:.0f} pages/s); stock nbgrader generate_feedback: "
+            f"{stock_pages} pages in {stock_s:.1f} s ({stock_rate:.2f} pages/s), the same bytes; "
+            f"{ours_rate / stock_rate:.0f}x; the class at stock nbgrader's rate: {pages / stock_rate / 3600:.1f} h"
+        )
     finally:
         pg.stop()
         shutil.rmtree(work, ignore_errors=True)

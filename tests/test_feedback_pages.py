@@ -1,0 +1,175 @@
+"""`autograder feedback` writes the pages stock `nbgrader generate_feedback` writes, byte for byte.
+
+The class is the demo class on every lesson, graded by the engine, then changed the ways an
+instructor changes a gradebook (a manual score, a comment, a late penalty) and the ways a student
+changes a notebook (markdown holding a tag it never closes, a stray closing tag, an extra file).
+Stock nbgrader writes its feedback into one copy of the course and `autograder feedback` into
+another; every page must be the same.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings as hypothesis_settings, strategies as st
+
+from autograder import commands, feedback_pages, gradebook, samples, stock
+from tests.conftest import copy_course
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory) -> Path:
+    course = copy_course(tmp_path_factory.mktemp("feedback") / "course")
+    lessons = commands.source_assignments(course)
+    commands.release(course, assignments=lessons, progress=False)
+    samples.write_demo_class(course, assignments=lessons)
+    commands.grade(course, assignments=lessons, progress=False)
+    first = lessons[0]
+    _edit_gradebook(course, first)
+    _edit_notebooks(course, first)
+    return course
+
+
+def _edit_gradebook(course: Path, lesson: str) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(gradebook.db_url(course)) as gb:
+        notebook = gb.find_submission_notebook(lesson, lesson, "chen")
+        grade = next(g for g in notebook.grades if g.auto_score == 0)
+        grade.manual_score = 0.5
+        comment = notebook.comments[0]
+        comment.manual_comment = "Good start: *check* the shape <b>first</b>."
+        notebook.late_submission_penalty = 1.25
+        gb.db.commit()
+
+
+def _edit_notebooks(course: Path, lesson: str) -> None:
+    path = course / "autograded" / "ada" / lesson / f"{lesson}.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb["cells"].insert(1, {"cell_type": "markdown", "id": "open-div", "metadata": {}, "source": "<div>never closed"})
+    nb["cells"].insert(3, {"cell_type": "markdown", "id": "stray", "metadata": {}, "source": "closes </div> early"})
+    path.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    (path.parent / "notes.txt").write_text("a file beside the notebook\n", encoding="utf-8")
+
+
+def _copy(course: Path, to: Path) -> Path:
+    shutil.copytree(course, to, symlinks=True, ignore=shutil.ignore_patterns("feedback"))
+    return to
+
+
+def test_every_page_is_stock_nbgraders_page(graded_class, tmp_path, capsys):
+    ours = _copy(graded_class, tmp_path / "ours")
+    theirs = _copy(graded_class, tmp_path / "theirs")
+    for lesson in commands.source_assignments(theirs):
+        stock.generate_feedback(theirs, lesson)
+    commands.feedback(ours, workers=2, progress=False)
+    printed = capsys.readouterr().out
+    assert "Feedback: " in printed and "by nbgrader generate_feedback" not in printed, printed
+    stock_files = sorted(p.relative_to(theirs / "feedback") for p in (theirs / "feedback").rglob("*") if p.is_file())
+    our_files = sorted(p.relative_to(ours / "feedback") for p in (ours / "feedback").rglob("*") if p.is_file())
+    assert our_files == stock_files
+    assert len([p for p in stock_files if p.suffix == ".html"]) >= 4 * len(commands.source_assignments(theirs))
+    assert any(p.name == "notes.txt" for p in our_files)
+    differ = [
+        str(p) for p in stock_files if not filecmp.cmp(theirs / "feedback" / p, ours / "feedback" / p, shallow=False)
+    ]
+    assert not differ, differ
+    modes = {(ours / "feedback" / p).stat().st_mode & 0o777 for p in our_files}
+    assert modes == {0o644}
+
+
+def test_a_changed_grade_changes_the_page(graded_class, tmp_path):
+    """Two students who handed in the same notebook get the same cells, but each their own scores."""
+    from nbgrader.api import Gradebook
+
+    course = _copy(graded_class, tmp_path / "course")
+    lesson = commands.source_assignments(course)[0]
+    before = _page(course, lesson, "ada")
+    with Gradebook(gradebook.db_url(course)) as gb:
+        grade = next(g for g in gb.find_submission_notebook(lesson, lesson, "ada").grades if g.max_score >= 2)
+        grade.manual_score = 1.0
+        gb.db.commit()
+        name, top = grade.name, grade.max_score
+    after = _page(course, lesson, "ada")
+    assert before != after
+    assert f"Score: {top} / {top}" in _after_anchor(before, name)
+    assert f"Score: 1.0 / {top}" in _after_anchor(after, name)
+
+
+def _page(course: Path, lesson: str, student: str) -> str:
+    commands.feedback(course, assignments=[lesson], student=student, progress=False)
+    return (course / "feedback" / student / lesson / f"{lesson}.html").read_text(encoding="utf-8")
+
+
+def _after_anchor(page: str, grade_id: str) -> str:
+    at = page.index(f'<a name="{grade_id}"></a>')
+    return page[at : at + 600]
+
+
+def test_a_course_that_configures_the_pages_gets_stock_nbgraders(graded_class, tmp_path, capsys):
+    course = _copy(graded_class, tmp_path / "course")
+    lesson = commands.source_assignments(course)[0]
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as fh:
+        fh.write("\nc.HTMLExporter.exclude_input = True\n")
+    commands.feedback(course, assignments=[lesson], student="ada", progress=False)
+    printed = capsys.readouterr().out
+    assert "by nbgrader generate_feedback, one notebook at a time: the course configures HTMLExporter" in printed
+    page = (course / "feedback" / "ada" / lesson / f"{lesson}.html").read_text(encoding="utf-8")
+    assert 'class="input_area"' not in page
+
+
+def test_a_notebook_missing_from_the_gradebook_is_named_and_left_out(graded_class, tmp_path, capsys):
+    course = _copy(graded_class, tmp_path / "course")
+    lesson = commands.source_assignments(course)[0]
+    extra = course / "autograded" / "blake" / lesson / "stray.ipynb"
+    shutil.copy(course / "autograded" / "blake" / lesson / f"{lesson}.ipynb", extra)
+    commands.feedback(course, assignments=[lesson], progress=False)
+    printed = capsys.readouterr().out
+    assert (
+        f"feedback not written blake/{lesson}: MissingMark: stray of blake/{lesson} is not in the gradebook" in printed
+    )
+    assert not (course / "feedback" / "blake" / lesson).exists()
+    assert (course / "feedback" / "ada" / lesson / f"{lesson}.html").is_file()
+
+
+fragment = st.recursive(
+    st.sampled_from(["", "x", " ", "\n", "  \n ", "a b"]),
+    lambda inner: st.builds(
+        lambda tag, lead, body, trail: f"{lead}<{tag}>{body}</{tag}>{trail}",
+        st.sampled_from(["div", "span", "pre", "p"]),
+        st.sampled_from(["", " ", "\n", " \n\t"]),
+        inner,
+        st.sampled_from(["", " ", "\n", "\n  "]),
+    ),
+    max_leaves=6,
+)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(fragment.filter(lambda f: f.strip(feedback_pages.SPACES)[:1] in ("", "<")), max_size=5),
+    lead=st.sampled_from(["", " ", "\n", "\n \n"]),
+    trail=st.sampled_from(["", " ", "\n", " \n "]),
+)
+def test_pieces_join_as_the_whole_page_parses(pieces, lead, trail):
+    """BeautifulSoup over the whole page (the slow, obvious reference) against pieces polished alone and joined."""
+    pieces = [p for p in pieces if feedback_pages.balanced(p)]
+    cores = [p.strip(feedback_pages.SPACES) for p in pieces]
+    if any(c and (c[0] != "<" or c[-1] != ">") for c in cores):
+        return
+    whole = feedback_pages.polish(f"<body><main>{lead}{''.join(pieces)}{trail}</main></body>")
+    before, after = feedback_pages.polish(f"<body><main>{lead}<!--cells-->{trail}</main></body>").split("<!--cells-->")
+    assert feedback_pages.joined([before, *map(feedback_pages.polish, pieces), after]) == whole
+
+
+def test_balanced_tells_a_closed_fragment_from_an_open_one():
+    assert feedback_pages.balanced('<div class="a"><p>x<br>y</p><img src="z"></div>')
+    assert not feedback_pages.balanced("<div>never closed")
+    assert not feedback_pages.balanced("closes </div> early")
+    assert not feedback_pages.balanced("<b><i>crossed</b></i>")
