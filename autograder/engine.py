@@ -4,8 +4,8 @@ The coordinator starts one zygote (through `sandbox.wrap_zygote`), imports torch
 while it warms up, then forks N judge workers that grade one notebook at a time
 (`grading.grade_job`) and answer a JSON result. With a cluster (`autograder/cluster.py`) the same
 jobs, carrying their content (`autograder/jobs.py`), go to the pools of Dask workers instead. The
-coordinator alone writes: first a per-notebook result record (atomically, under
-`.autograder/results/`, naming the worker that graded it), then `autograded/`, then the gradebook.
+coordinator alone writes: first a per-notebook result record (under `.autograder/results/`, naming
+the worker that graded it; `autograder/records.py`), then `autograded/`, then the gradebook.
 A record whose inputs (submission, instructor's template, limits, course code) are unchanged is
 reused, so an interrupted run resumes where it stopped and a re-run gives the same gradebook.
 """
@@ -13,7 +13,6 @@ reused, so an interrupted run resumes where it stopped and a re-run gives the sa
 from __future__ import annotations
 
 import collections
-import errno
 import functools
 import hashlib
 import importlib.util
@@ -33,7 +32,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import cgroup, gradebook, jobs, limits as limits_mod, sandbox, scoring, settings, zygote
+from autograder import cgroup, gradebook, jobs, limits as limits_mod, records, sandbox, scoring, settings, zygote
 
 ENGINE_VERSION = "2"
 STATE_DIR = ".autograder"
@@ -43,32 +42,6 @@ POLL_S = 5.0  # how often a pool with nothing to read looks at its judges (their
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
-    """Replace `path` with `text` at once (never half written); `durable` waits for the disk first. A write that
-    fails leaves no temporary file holding the space it took.
-
-    Records and autograded/ are not durable: a record lost to a power cut is graded again, and
-    writes the same gradebook rows again (every write there finds what exists first)."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def use_course_references(course_dir: Path) -> None:
@@ -109,25 +82,9 @@ def _has_symlink(folder: Path) -> bool:
     return False
 
 
-# Errors of the grader's own writes that may pass (a full disk, descriptors run out), and the pauses before each new try.
-TRANSIENT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE)
-RETRY_PAUSES = (0.2, 0.5)
-
-
-def _retrying(write, *args):
-    """`write(*args)`, tried again after each of `RETRY_PAUSES` while it fails with one of `TRANSIENT_ERRNOS`."""
-    for pause in (*RETRY_PAUSES, None):
-        try:
-            return write(*args)
-        except OSError as exc:
-            if exc.errno not in TRANSIENT_ERRNOS or pause is None:
-                raise
-            time.sleep(pause)
-
-
 def _write_retrying(path: Path, text: str, *, durable: bool = True) -> None:
-    """`_write_atomic`, tried again when the disk is full or descriptors ran out."""
-    _retrying(functools.partial(_write_atomic, durable=durable), path, text)
+    """`records.write_atomic`, tried again when the disk is full or descriptors ran out."""
+    records.retrying(functools.partial(records.write_atomic, durable=durable), path, text)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -557,25 +514,17 @@ def _plan(
     return submissions
 
 
-def _record_path(state: Path, job: dict) -> Path:
-    return state / "results" / job["student"] / job["assignment"] / f"{job['notebook']}.json"
-
-
 def _to_run(submissions: list[Submission], state: Path, *, force: bool) -> list[dict]:
     """The jobs to grade: those without a record of the same key. A record that matches is reused as the
-    notebook's result."""
+    notebook's result; records a killed run left in its journal count."""
+    records.fold_leftovers(state)
     to_run: list[dict] = []
     for sub in submissions:
         for name, job in sub.jobs.items():
-            record = _record_path(state, job)
-            if not force and record.is_file():
-                try:
-                    old = json.loads(record.read_text(encoding="utf-8"))
-                except ValueError:
-                    old = {}
-                if old.get("job") == job["key"]:
-                    sub.results[name] = old
-                    continue
+            old = {} if force else records.read_record(state, job)
+            if old.get("job") == job["key"]:
+                sub.results[name] = old
+                continue
             to_run.append(job)
     return to_run
 
@@ -588,7 +537,7 @@ def _outcomes(pool, to_run: list[dict], limits: sandbox.Limits):
     def loaded(plans):
         for plan in plans:
             try:
-                yield _retrying(jobs.load, plan)
+                yield records.retrying(jobs.load, plan)
             except OSError as exc:
                 unreadable.append(
                     jobs.failed_result(plan, f"the grader could not read this notebook's files: {_one_line(exc)}")
@@ -641,7 +590,7 @@ def _start_pool(
     return pool, count
 
 
-def _keep_result(sub: Submission, result: dict, keep: bool, state: Path) -> dict | None:
+def _keep_result(sub: Submission, result: dict, keep: bool, kept: records.RecordWriter) -> dict | None:
     """Write a fresh result's record and put it in its submission; None for a notebook that already has one
     (a job that ran twice). A record that cannot be written fails the notebook, so that a re-run grades it."""
     if result["notebook"] in sub.results:
@@ -650,7 +599,7 @@ def _keep_result(sub: Submission, result: dict, keep: bool, state: Path) -> dict
     result.setdefault("worker", "local")
     try:
         if keep:
-            _write_retrying(_record_path(state, job), json.dumps(result), durable=False)
+            kept.add(result, json.dumps(result))
     except OSError as exc:
         result = jobs.failed_result(job, f"the grader could not write this notebook's record: {_one_line(exc)}")
     sub.results[result["notebook"]] = result
@@ -705,7 +654,7 @@ def grade(
         allow_weak_sandbox=allow_weak_sandbox,
     )
     to_run = _to_run(submissions, state, force=force)
-    run = _Run(course_dir, submissions, options, progress=progress)
+    run = _Run(course_dir, state, submissions, options, progress=progress)
     started = time.perf_counter()
     shared, count, startup_s = pool, 0, 0.0
     try:
@@ -724,7 +673,7 @@ def grade(
             startup_s = time.perf_counter() - started
             try:
                 for result, keep in _outcomes(pool, to_run, limits):
-                    run.take(result, keep, state)
+                    run.take(result, keep)
             finally:
                 run.pool_done(pool)
                 if pool is not shared:
@@ -748,8 +697,11 @@ class _Run:
     """One run's bookkeeping while its jobs are graded: the results so far, the progress bar, the recorder
     and the coordinator's clock."""
 
-    def __init__(self, course_dir: Path, submissions: list[Submission], options, *, progress: bool) -> None:
+    def __init__(
+        self, course_dir: Path, state: Path, submissions: list[Submission], options, *, progress: bool
+    ) -> None:
         self.submissions = submissions
+        self.records = records.RecordWriter(state)
         self.results: dict[tuple[str, str], str] = {}
         self.by_pair = {(s.student, s.assignment): s for s in submissions}
         self.bar = tqdm(
@@ -775,10 +727,10 @@ class _Run:
             elif all(id(job) not in waiting for job in sub.jobs.values()):
                 self.finish_if_done(sub)
 
-    def take(self, result: dict, keep: bool, state: Path) -> None:
+    def take(self, result: dict, keep: bool) -> None:
         t0 = time.perf_counter()
         sub = self.by_pair[(result["student"], result["assignment"])]
-        kept = _keep_result(sub, result, keep, state)
+        kept = _keep_result(sub, result, keep, self.records)
         if kept is None:
             return  # a job that ran twice is recorded once
         self.fresh.append(kept)
@@ -801,12 +753,16 @@ class _Run:
         t0 = time.perf_counter()
         self.recorder.flush()
         self.recorder.wait()
+        self.records.close()
         self.results.update(self.recorder.unwritten)
         self.clock["coordinator_s"] += time.perf_counter() - t0
 
     def close(self) -> None:
-        self.recorder.close()
-        self.bar.close()
+        try:
+            self.records.close()
+        finally:
+            self.recorder.close()
+            self.bar.close()
 
     def stats(self, to_run: list[dict]) -> dict:
         subs = self.submissions
@@ -834,8 +790,8 @@ class Recorder:
     records the batch in one gradebook transaction (so the gradebook never names a notebook
     autograded/ lacks), while the loop goes on. One batch is written at a time; an error stops
     the run at the next batch. A submission whose autograded/ folder cannot be written (a full
-    disk) stays out of the gradebook and is reported in `unwritten`. The records under
-    .autograder/results/ were written before: a run killed at any point loses no grading, and the
+    disk) stays out of the gradebook and is reported in `unwritten`. The records (in the
+    run's journal, `records.RecordWriter`) were kept before: a run killed at any point loses no grading, and the
     next run writes each submission again, over the same rows.
     """
 
@@ -906,7 +862,7 @@ class Recorder:
         written = []
         for graded, files in batch:
             try:
-                _retrying(_write_autograded, *files)
+                records.retrying(_write_autograded, *files)
             except OSError as exc:
                 shutil.rmtree(files[0], ignore_errors=True)
                 self.unwritten[(graded.student, graded.assignment)] = (

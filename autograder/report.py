@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import attempts, gradebook, items
+from autograder import attempts, gradebook, items, records
 
 LESSON_NUMBER = re.compile(r"^\s*lesson\s+\d+\s*[:.-]\s*", re.IGNORECASE)
 TOO_HARD = 0.2
@@ -287,15 +287,10 @@ def item_figure(stats: list[ItemStats]):
 def grading_times(course_dir: Path) -> list[tuple[str, str, str, str]]:
     """Per assignment: notebooks, total and slowest, from the engine's records (.autograder/results/)."""
     seconds: dict[str, list[float]] = defaultdict(list)
-    results = course_dir / ".autograder" / "results"
-    for path in sorted(results.glob("*/*/*.json")) if results.is_dir() else []:
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+    for record in records.all_records(course_dir / ".autograder"):
         value = (record.get("timings") or {}).get("total_s")
         if isinstance(value, (int, float)):
-            seconds[str(record.get("assignment", path.parent.name))].append(float(value))
+            seconds[str(record.get("assignment", "?"))].append(float(value))
     if not seconds:
         return [("no timing records", "graded by stock nbgrader, or not graded yet", "", "")]
     rows = [(a, str(len(v)), f"{sum(v):.1f} s", f"{max(v):.2f} s") for a, v in sorted(seconds.items())]

@@ -178,7 +178,7 @@ def test_a_full_gradebook_disk_fails_each_submission_with_a_reason_and_a_rerun_r
 EXHAUST = textwrap.dedent("""
     import errno, json, os, resource, sys, threading, time
     from pathlib import Path
-    from autograder import engine
+    from autograder import records
 
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     held = []
@@ -195,11 +195,11 @@ EXHAUST = textwrap.dedent("""
     out = {}
     exhaust()
     threading.Timer(0.1, release).start()
-    engine._write_retrying(target / "record.json", "kept")
+    records.retrying(records.write_atomic, target / "record.json", "kept")
     out["after_a_pause"] = (target / "record.json").read_text()
     exhaust()
     try:
-        engine._write_retrying(target / "never.json", "lost")
+        records.retrying(records.write_atomic, target / "never.json", "lost")
         out["while_held"] = "written"
     except OSError as exc:
         out["while_held"] = exc.errno == errno.EMFILE
