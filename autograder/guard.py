@@ -20,7 +20,9 @@ trustworthy or reported:
   then take evidence in a sealed section: signals blocked, gc off, torch function handling off, and
   first a check that no other thread, trace or profile function, torch dispatch mode or replaced
   kernel exists and that the trusted modules, classes and builtins are as they were. The evidence
-  reader (`course.probes.evidence`) only reads exact types through C-level accessors.
+  reader (`course.probes.evidence`) only reads exact types through C-level accessors. No frame that
+  is live while the student's function runs holds the guard's state, only the steps may take a step,
+  and a frame reached for from the notebook's code while a probe runs is reported.
 - Every report leaves the process as soon as it is made, as a frame authenticated with the key
   (keyed BLAKE2b) and numbered: what the student's code does afterwards cannot change it; a frame it
   writes itself fails the check; a frame it makes the guard send twice, or keeps from being sent,
@@ -82,6 +84,9 @@ WITNESS_FUNCTIONS = ("_pop_saved_tensors_default_hooks", "_saved_tensors_hooks_d
 # While lines are counted, the count must see every line the notebook's code runs: work handed to another
 # thread or process would not be counted, so starting one then is reported.
 THREAD_STARTS = (("_thread", "start_new_thread"), ("_thread", "start_new"), ("threading", "_start_new_thread"))
+# Attributes that hand out a stack frame (each read raises object.__getattr__): while a probe runs, the
+# notebook's code may not reach for the frames of the probe that is calling it.
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 PROCESS_EVENTS = frozenset(
     {"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen"}
 )
@@ -355,12 +360,16 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     autograd_c = torch._C._autograd
     real_top = autograd_c._top_saved_tensors_default_hooks
     library = _ev.library_prefixes()
+    steps_prefixes = tuple({os.path.join(p, "") for d in probes.__path__ for p in (d, os.path.realpath(d))})
 
     class State:
         """What the guard's parts share, each part holding it as a default argument (a local class: no
-        module global names it)."""
+        module global names it, and no frame that is live while student code runs holds it)."""
 
-        __slots__ = ("fd", "key", "sent", "armed", "busy", "counting", "channel", "witness", "senders", "own", "watch")
+        __slots__ = (
+            "fd", "key", "sent", "armed", "busy", "counting", "channel", "witness", "senders", "own", "watch",
+            "probing", "probe_frame", "request", "saved", "lines", "calls", "returns", "lines_off",
+        )  # fmt: skip
 
         def __init__(self) -> None:
             self.fd = -1  # the channel's file descriptor, once armed
@@ -368,12 +377,20 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             self.sent = 0  # frames sent: each frame's number
             self.armed = False
             self.busy = 0  # depth of the guard's own work, whose events are not the student's
-            self.counting = None  # (line count, tracer) while a probe counts Python lines
+            self.counting = None  # the tracer, while a probe counts Python lines
             self.channel = None  # (st_dev, st_ino) of the channel, to notice it replaced
             self.witness = None  # the saved-tensor hooks (pack, unpack) a probe pushed
             self.senders = frozenset()  # code objects allowed to send frames
             self.own = frozenset()  # ids of the guard's own functions
             self.watch = None  # the operation watch a probe entered
+            self.probing = False  # while a probe's steps run
+            self.probe_frame = None  # run_probe's frame then: a step is only taken by the probe's own steps
+            self.request = 0  # the probe's request number
+            self.saved = 0  # tensors autograd saved while the witness was on
+            self.lines = 0  # Python lines counted
+            self.calls = 0  # frames of the notebook's code entered while counting, and left
+            self.returns = 0
+            self.lines_off = False  # a counted frame turned its own line events off
 
     S = State()
 
@@ -493,6 +510,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _library=library,
         _id=id,
         _processes=PROCESS_EVENTS,
+        _frames=FRAME_ATTRIBUTES,
     ) -> None:
         if not _S.armed or _S.busy:
             return
@@ -537,6 +555,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     path = caller.f_locals.get("pathname")
                     if not (_type(path) is _str and path.startswith(_library)):
                         _emit(event, f"the notebook's code imported bytecode from a zip archive ({path})")
+            elif _S.probing and (event == "sys._getframe" or (event == "object.__getattr__" and args[1] in _frames)):
+                caller = _getframe(1)
+                if caller is not None and not caller.f_code.co_filename.startswith(_library):
+                    _emit(event, "the notebook's code reached for a stack frame while a probe ran")
             elif event in _processes and _S.counting is not None:
                 _emit(event, "the notebook's code started a process while its Python lines were counted")
             elif (
@@ -569,8 +591,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _len=len,
     ) -> list:
         problems = []
-        tracer = _S.counting[1] if _S.counting is not None else None
-        if _gettrace() is not tracer or _getprofile() is not None:
+        if _gettrace() is not _S.counting or _getprofile() is not None:
             problems.append("a trace or profile function is installed")
         if _threads() != 0:
             problems.append("the notebook's code started a thread")
@@ -666,139 +687,170 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         finally:
             _S.busy -= 1
 
+    def pack(tensor: Any, _S=S, _detach=torch._C.TensorBase.detach) -> Any:
+        _S.saved += 1
+        return _detach(tensor)  # the tensor itself would make a reference cycle through its grad_fn
+
+    def unpack(tensor: Any) -> Any:
+        return tensor
+
+    def local(frame_: Any, event: str, arg: Any, _S=S) -> Any:
+        if event == "line":
+            _S.lines += 1
+        elif event == "return":
+            _S.returns += 1
+            if not frame_.f_trace_lines:
+                _S.lines_off = True
+        return local
+
+    def tracer(frame_: Any, event: str, arg: Any, _S=S, _local=local, _library=library) -> Any:
+        if event != "call" or frame_.f_code.co_filename.startswith(_library):
+            return None
+        _S.calls += 1
+        return _local
+
+    def refused(what: str, detail: str, _S=S, _frame=frame, _tamper=TamperDetected) -> BaseException:
+        _frame({"kind": "tamper", "event": what, "detail": detail, "req": _S.request}, [])
+        return _tamper(detail)
+
+    def sealer(
+        command: str,
+        *rest: Any,
+        _S=S,
+        _sealed=sealed,
+        _frame=frame,
+        _refused=refused,
+        _settrace=sys.settrace,
+        _push=autograd_c._push_saved_tensors_default_hooks,
+        _hooks=(pack, unpack),
+        _tracer=tracer,
+        _steps=steps_prefixes,
+        _getframe=sys._getframe,
+        _tuple=tuple,
+        _waitid=os.waitid,
+        _P_ALL=os.P_ALL,
+        _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT,
+        _watch=OpWatch,
+        _push_mode=torch._C._push_on_torch_dispatch_stack,
+        _pop_mode=torch._C._pop_torch_dispatch_stack,
+        _modes=torch._C._len_torch_dispatch_stack,
+        _mode_at=torch._C._get_dispatch_stack_at,
+        _list=list,
+        _type=type,
+        _str=str,
+    ) -> Any:
+        """A probe's step: seal evidence, or start or stop a witness, a line count or an operation watch.
+        Only the running probe's own steps may take one (code in `course/probes` called by `run_probe`).
+
+        Long because each command is one branch over the same bound names (see `install`)."""
+        _S.busy += 1
+        try:
+            caller = _getframe(1)
+            while caller is not None and caller.f_code.co_filename.startswith(_steps):
+                caller = caller.f_back
+            if not _S.probing or caller is None or caller is not _S.probe_frame:
+                raise _refused("step", "the notebook's code took one of a probe's steps itself")
+            if command == "seal":
+                encoded, problems = _sealed(rest[0], _tuple(rest[1:]))
+                if problems:
+                    raise _refused("check", "; ".join(problems)[:1000])
+                node, buffers = encoded
+                extra = {"saved_tensors": _S.saved} if _S.witness is not None else {}
+                _frame({"kind": "evidence", "req": _S.request, "value": node, **extra}, buffers)
+            elif command == "witness":
+                _S.saved = 0
+                _push(*_hooks)
+                _S.witness = _hooks
+            elif command == "count":
+                try:
+                    _waitid(_P_ALL, 0, _WAIT_FLAGS)
+                except ChildProcessError:
+                    pass
+                else:
+                    raise _refused(
+                        "count", "a process the notebook's code started was running when its Python lines were counted"
+                    )
+                _S.lines = _S.calls = _S.returns = 0
+                _S.lines_off = False
+                _S.counting = _tracer
+                _settrace(_tracer)
+            elif command == "lines":
+                _settrace(None)
+                counting, _S.counting = _S.counting, None
+                if counting is None:
+                    return 0
+                if _S.calls != _S.returns or _S.lines_off:
+                    raise _refused("count", "the notebook's code stopped its own lines from being counted")
+                return _S.lines
+            elif command == "ops":
+                if _modes() != 0:
+                    raise _refused(
+                        "ops", "a torch dispatch mode was active when the grader started watching operations"
+                    )
+                mode = _watch([name for name in rest[0] if _type(name) is _str])
+                _push_mode(mode)
+                _S.watch = mode
+            elif command == "ops_seen":
+                mode = _S.watch
+                _S.watch = None
+                if mode is None:
+                    return []
+                if _modes() != 1 or _mode_at(0) is not mode:
+                    raise _refused("ops", "the notebook's code removed or covered the grader's operation watch")
+                _pop_mode(None)
+                return _list(mode.seen)
+            else:
+                raise ValueError(f"unknown probe command {command!r}")
+        finally:
+            _S.busy -= 1
+        return None
+
+    def begin(request: int, _S=S, _getframe=sys._getframe) -> None:
+        _S.busy += 1
+        try:
+            _S.request, _S.probe_frame, _S.probing = request, _getframe(1), True
+        finally:
+            _S.busy -= 1
+
+    def end(_S=S, _clean=clean) -> None:
+        _S.probing, _S.probe_frame = False, None
+        _clean()
+
+    def finish(outcome: dict, _S=S, _frame=frame) -> None:
+        _S.busy += 1
+        try:
+            _frame(outcome, [])
+        finally:
+            _S.busy -= 1
+
     def run_probe(
         name: str,
         func: Any,
         args: tuple,
         kwargs: dict,
         request: int,
-        _S=S,
         _registry=registry,
-        _sealed=sealed,
-        _frame=frame,
-        _clean=clean,
+        _sealer=sealer,
+        _begin=begin,
+        _end=end,
+        _finish=finish,
         _str=str,
-        _tuple=tuple,
-        _settrace=sys.settrace,
-        _library=library,
-        _push=autograd_c._push_saved_tensors_default_hooks,
         _type_name=_ev.type_name,
         _tamper=TamperDetected,
     ) -> None:
         """Run the probe `name` on the student's `func`: its steps send their evidence, then "done" or "error".
-
-        Long because its steps (`sealer`) close over this call's request and witness, and every name it
-        uses is a default argument, as in `install`."""
-        witness = [0]
-
-        def sealer(
-            command: str,
-            *rest: Any,
-            _S=_S,
-            _sealed=_sealed,
-            _frame=_frame,
-            _req=request,
-            _witness=witness,
-            _settrace=_settrace,
-            _push=_push,
-            _library=_library,
-            _tuple=_tuple,
-            _tamper=_tamper,
-            _waitid=os.waitid,
-            _P_ALL=os.P_ALL,
-            _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT,
-            _watch=OpWatch,
-            _push_mode=torch._C._push_on_torch_dispatch_stack,
-            _pop_mode=torch._C._pop_torch_dispatch_stack,
-            _modes=torch._C._len_torch_dispatch_stack,
-            _mode_at=torch._C._get_dispatch_stack_at,
-            _list=list,
-            _type=type,
-            _str=str,
-        ) -> Any:
-            """A probe's step: seal evidence, or start or stop a witness, a line count or an operation watch.
-
-            Long because each command is one branch over the same bound names (see `install`)."""
-            _S.busy += 1
-            try:
-                if command == "seal":
-                    encoded, problems = _sealed(rest[0], _tuple(rest[1:]))
-                    if problems:
-                        _frame(
-                            {"kind": "tamper", "event": "check", "detail": "; ".join(problems)[:1000], "req": _req}, []
-                        )
-                        raise _tamper("; ".join(problems))
-                    node, buffers = encoded
-                    extra = {"saved_tensors": _witness[0]} if _S.witness is not None else {}
-                    _frame({"kind": "evidence", "req": _req, "value": node, **extra}, buffers)
-                elif command == "witness":
-
-                    def pack(tensor: Any, _count=_witness, _detach=torch._C.TensorBase.detach) -> Any:
-                        _count[0] += 1
-                        return _detach(tensor)  # the tensor itself would make a reference cycle through its grad_fn
-
-                    def unpack(tensor: Any) -> Any:
-                        return tensor
-
-                    _push(pack, unpack)
-                    _S.witness = (pack, unpack)
-                elif command == "count":
-                    try:
-                        _waitid(_P_ALL, 0, _WAIT_FLAGS)
-                    except ChildProcessError:
-                        pass
-                    else:
-                        detail = "a process the notebook's code started was running when its Python lines were counted"
-                        _frame({"kind": "tamper", "event": "count", "detail": detail, "req": _req}, [])
-                        raise _tamper(detail)
-                    count = [0]
-
-                    def local(frame_: Any, event: str, arg: Any, _count=count) -> Any:
-                        if event == "line":
-                            _count[0] += 1
-                        return local
-
-                    def tracer(frame_: Any, event: str, arg: Any, _local=local, _library=_library) -> Any:
-                        return None if event != "call" or frame_.f_code.co_filename.startswith(_library) else _local
-
-                    _S.counting = (count, tracer)
-                    _settrace(tracer)
-                elif command == "lines":
-                    _settrace(None)
-                    counted = _S.counting[0][0] if _S.counting is not None else 0
-                    _S.counting = None
-                    return counted
-                elif command == "ops":
-                    if _modes() != 0:
-                        detail = "a torch dispatch mode was active when the grader started watching operations"
-                        _frame({"kind": "tamper", "event": "ops", "detail": detail, "req": _req}, [])
-                        raise _tamper(detail)
-                    mode = _watch([name for name in rest[0] if _type(name) is _str])
-                    _push_mode(mode)
-                    _S.watch = mode
-                elif command == "ops_seen":
-                    mode = _S.watch
-                    _S.watch = None
-                    if mode is None:
-                        return []
-                    if _modes() != 1 or _mode_at(0) is not mode:
-                        detail = "the notebook's code removed or covered the grader's operation watch"
-                        _frame({"kind": "tamper", "event": "ops", "detail": detail, "req": _req}, [])
-                        raise _tamper(detail)
-                    _pop_mode(None)
-                    return _list(mode.seen)
-                else:
-                    raise ValueError(f"unknown probe command {command!r}")
-            finally:
-                _S.busy -= 1
-            return None
-
+        Its frame, live while the student's code runs, holds nothing secret: the state is in its parts'
+        defaults, and reading those is reported."""
         child = _registry.get(name)
         outcome: dict = {"kind": "done", "req": request}
         try:
-            if child is None:
-                raise LookupError(f"no such probe: {name!r}")
-            child(sealer, func, *args, **kwargs)
+            _begin(request)
+            try:
+                if child is None:
+                    raise LookupError(f"no such probe: {name!r}")
+                child(_sealer, func, *args, **kwargs)
+            finally:
+                _end()
         except _tamper:
             outcome = {"kind": "aborted", "req": request}
         except BaseException as exc:
@@ -812,12 +864,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 "type": _type_name(exc).rpartition(".")[2][:200],
                 "msg": message,
             }
-        _clean()
-        _S.busy += 1
-        try:
-            _frame(outcome, [])
-        finally:
-            _S.busy -= 1
+        _finish(outcome)
 
     def arm(fd: int, key: bytes, _S=S, _fstat=os.fstat, _bytes=bytes) -> None:
         if _S.armed:
@@ -826,10 +873,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _S.fd, _S.key, _S.sent, _S.channel = fd, _bytes(key), 0, (stat.st_dev, stat.st_ino)
         _S.armed = True
 
-    sealer_code = next(
-        c for c in run_probe.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == "sealer"
-    )
-    S.senders = frozenset({emit.__code__, sealer_code, run_probe.__code__})
+    S.senders = frozenset({emit.__code__, sealer.__code__, refused.__code__, finish.__code__})
     own = (
         frame,
         emit,
@@ -838,6 +882,15 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         sealed,
         clean,
         run_probe,
+        sealer,
+        refused,
+        begin,
+        end,
+        finish,
+        pack,
+        unpack,
+        local,
+        tracer,
         arm,
         guarded,
         starting,
