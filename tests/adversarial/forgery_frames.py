@@ -40,6 +40,16 @@ def _loop_then(after: str, *, imports: str = "", before: str = "") -> str:
     )
 
 
+def _loop_after(first: str) -> str:
+    """The looping confusion matrix, with `first` run at the start of the call (`logging` imported)."""
+    return (
+        "import logging\n\n\ndef confusion_matrix(predicted, labels, num_classes):\n"
+        + first
+        + LOOP_BODY
+        + "    return counts\n"
+    )
+
+
 PREDICT_WITH_GRAPH = "def predict(model, x):\n    out = model(x)\n"
 
 FORGERIES: list[Forgery] = [
@@ -110,13 +120,13 @@ FORGERIES: list[Forgery] = [
         "confusion_matrix",
         "take a probe's step",
         "function body",
-        "import logging\n\n\n"
-        "def confusion_matrix(predicted, labels, num_classes):\n"
-        "    frame = logging.currentframe()\n"
-        "    while frame is not None and not callable(frame.f_locals.get('step')):\n"
-        "        frame = frame.f_back\n"
-        "    if frame is not None:\n"
-        "        frame.f_locals['step']('lines')\n" + LOOP_BODY + "    return counts\n",
+        _loop_after(
+            "    frame = logging.currentframe()\n"
+            "    while frame is not None and not callable(frame.f_locals.get('step')):\n"
+            "        frame = frame.f_back\n"
+            "    if frame is not None:\n"
+            "        frame.f_locals['step']('lines')\n"
+        ),
         detected=True,
     ),
     Forgery(
@@ -125,9 +135,7 @@ FORGERIES: list[Forgery] = [
         "confusion_matrix",
         "trace hook",
         "function body",
-        "import logging\n\n\n"
-        "def confusion_matrix(predicted, labels, num_classes):\n"
-        "    logging.currentframe().f_trace_lines = False\n" + LOOP_BODY + "    return counts\n",
+        _loop_after("    logging.currentframe().f_trace_lines = False\n"),
         detected=True,
     ),
     Forgery(
@@ -136,9 +144,7 @@ FORGERIES: list[Forgery] = [
         "confusion_matrix",
         "trace hook",
         "function body",
-        "import logging\n\n\n"
-        "def confusion_matrix(predicted, labels, num_classes):\n"
-        "    logging.currentframe().f_trace = None\n" + LOOP_BODY + "    return counts\n",
+        _loop_after("    logging.currentframe().f_trace = None\n"),
         detected=True,
     ),
     Forgery(
