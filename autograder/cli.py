@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder import commands, settings, stock
-from autograder.cluster import ClusterError
+from autograder import commands, stock
+from autograder.config import settings
+from autograder.cluster.client import ClusterError
 
 
 class OneLineParser(argparse.ArgumentParser):

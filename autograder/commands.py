@@ -12,20 +12,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import (
-    authoring,
-    bundle,
-    config,
-    feedback_pages,
-    gradebook,
-    leaks,
-    limits as limits_mod,
-    report,
-    samples,
-    settings,
-    stock,
-)
-from autograder import items as item_rules
+from autograder import stock
+from autograder.authoring import bundle, leaks, lessons, samples
+from autograder.config import nbconfig, settings
+from autograder.grades import feedback_pages, gradebook, report
+from autograder.rules import items as item_rules
 
 
 class UsageError(ValueError):
@@ -49,7 +40,7 @@ def _chosen(course_dir: Path, assignments: list[str] | None) -> list[str]:
 
 def build(course_dir: Path, *, assignments: list[str] | None = None) -> list[Path]:
     try:
-        return authoring.build(course_dir, assignments=assignments)
+        return lessons.build(course_dir, assignments=assignments)
     except LookupError as exc:
         raise UsageError(str(exc)) from None
 
@@ -92,7 +83,7 @@ def grade(
     student: str | None = None,
     workers: int | None = None,
     progress: bool = True,
-    engine: str = "autograder",
+    grader: str = "autograder",
     force: bool = False,
     tests_in_sandbox: bool = False,
     allow_weak_sandbox: bool = False,
@@ -104,20 +95,20 @@ def grade(
     """Grade every submission; returns {(student, assignment): "ok" or the reason it failed}.
 
     `cluster` is a Dask scheduler's address (default: `c.Autograder.cluster` in nbgrader_config.py,
-    unless `local`); the run then grades on its workers (`cluster.ClusterError` when it cannot).
-    `engine="nbgrader"` grades with stock `nbgrader autograde` instead (for comparisons).
+    unless `local`); the run then grades on its workers (`client.ClusterError` when it cannot).
+    `grader="nbgrader"` grades with stock `nbgrader autograde` instead (for comparisons).
     """
-    cluster = None if local or engine != "autograder" else cluster_address(course_dir, cluster)
+    cluster = None if local or grader != "autograder" else cluster_address(course_dir, cluster)
     if cluster:
-        from autograder import cluster as cluster_mod
+        from autograder.cluster import client  # Dask is imported only for a run on a cluster
 
-        cluster_mod.check_address(cluster, allow_insecure=allow_insecure_cluster)
+        client.check_address(cluster, allow_insecure=allow_insecure_cluster)
     chosen = _chosen(course_dir, assignments)
     pairs = submitted_pairs(course_dir, chosen, student)
-    if engine == "autograder":
-        from autograder import engine as grading_engine
+    if grader == "autograder":
+        from autograder.coordinator import grader as coordinator
 
-        return grading_engine.grade(
+        return coordinator.grade(
             course_dir,
             pairs,
             workers=workers,
@@ -129,8 +120,8 @@ def grade(
             allow_insecure_cluster=allow_insecure_cluster,
             stats=stats,
         )
-    if engine != "nbgrader":
-        raise UsageError(f"unknown grading engine {engine!r} (autograder or nbgrader)")
+    if grader != "nbgrader":
+        raise UsageError(f"unknown grader {grader!r} (autograder or nbgrader)")
     results: dict[tuple[str, str], str] = {}
     for who, assignment in tqdm(pairs, desc="grade", unit="notebook", disable=not progress):
         proc = stock.autograde(course_dir, assignment, student=who)
@@ -193,7 +184,7 @@ def feedback(
     `feedback_pages` on every core; a course whose configuration changes them goes through stock
     `nbgrader generate_feedback`, and a line says why."""
     chosen = _chosen(course_dir, assignments)
-    refusal = feedback_pages.fast_path_refusal(config.load(course_dir))
+    refusal = feedback_pages.fast_path_refusal(nbconfig.load(course_dir))
     if refusal:
         print(f"  feedback by nbgrader generate_feedback, one notebook at a time: {refusal}")
         _stock_feedback(course_dir, chosen, student)
@@ -208,7 +199,7 @@ def feedback(
                 f"Feedback: {written.pages} pages for {written.submissions} submissions in {wall:.1f} s "
                 f"({written.pages / wall:.0f} pages/s; {written.rendered} cells rendered, {written.reused} reused)"
             )
-    _cap_feedback(course_dir / "feedback", limits_mod.read_limits(course_dir).feedback_mb)
+    _cap_feedback(course_dir / "feedback", settings.read_limits(course_dir).feedback_mb)
     return course_dir / "feedback"
 
 
@@ -452,8 +443,8 @@ def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:
         demo(course_dir, assignments=args.assignments, keep=Path(args.keep) if args.keep else None, db_url=args.db_url)
         return 0
     if command == "sandbox-check":
-        from autograder import sandbox
+        from autograder.sandbox import capabilities
 
-        print(sandbox.describe_capabilities())
+        print(capabilities.describe_capabilities())
         return 0
     raise UsageError(f"unknown command {command!r}")

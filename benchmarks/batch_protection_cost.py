@@ -40,7 +40,11 @@ DRIVER = """
 import json, resource, sys, time
 from pathlib import Path
 import autograder
-from autograder import commands, gradebook
+from autograder import commands
+try:
+    from autograder.grades import gradebook
+except ImportError:  # a tree from before the grader's packages
+    from autograder import gradebook
 def cpu():
     return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
 root, course, workers = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])

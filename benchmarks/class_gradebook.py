@@ -40,7 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
-from autograder import commands, gradebook  # noqa: E402
+from autograder import commands  # noqa: E402
+from autograder.grades import gradebook  # noqa: E402
 from tests.conftest import copy_course, use_gradebook  # noqa: E402
 from tests.servers import PostgreSQL  # noqa: E402
 
@@ -131,7 +132,7 @@ def record_class(
 
 def graded_examples(lessons: list[str]) -> dict[str, dict[str, dict]]:
     """{lesson: {"right": nb, "blank": nb}}: the demo class's ada and blake, graded by the engine."""
-    from autograder import samples
+    from autograder.authoring import samples
 
     scratch = Path(tempfile.mkdtemp(prefix="class-feedback-examples-"))
     try:

@@ -48,8 +48,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 import dask  # noqa: E402
 from distributed import WorkerPlugin  # noqa: E402
 
-from autograder import cluster as cluster_mod, commands, engine, gradebook  # noqa: E402
-from autograder.cluster_worker import PLUGIN_NAME  # noqa: E402
+from autograder.cluster import client as cluster_mod  # noqa: E402
+from autograder import commands  # noqa: E402
+from autograder.grades import gradebook  # noqa: E402
+from autograder.coordinator import grader  # noqa: E402
+from autograder.cluster.worker import PLUGIN_NAME  # noqa: E402
 from grading_speed import build_class  # noqa: E402
 from tests.conftest import copy_course, use_gradebook  # noqa: E402
 from tests.servers import DaskCluster, PostgreSQL, make_certificates, tls_config  # noqa: E402
@@ -148,16 +151,16 @@ def timed_run(
         for copy in range(1, copies):
             shutil.copytree(folder, folder.with_name(f"{folder.name}{COPY}{copy}"))
     stats: dict = {}
-    original = engine.Pool
+    original = grader.JudgePool
     if replay is not None:
         answers = recorded_answers(replay)
-        engine.Pool = lambda *args, **kwargs: Replay(answers)
+        grader.JudgePool = lambda *args, **kwargs: Replay(answers)
     try:
         cpu, wall = time.process_time(), time.perf_counter()
         results = commands.grade(course, cluster=address, local=address is None, progress=False, stats=stats)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     finally:
-        engine.Pool = original
+        grader.JudgePool = original
     failed = {k: v for k, v in results.items() if v != "ok"}
     if failed:
         raise SystemExit(f"{name}: {len(failed)} submissions not graded, e.g. {next(iter(failed.items()))}")

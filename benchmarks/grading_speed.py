@@ -31,7 +31,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import commands, corpus, gradebook, samples, stock  # noqa: E402
+from autograder import commands, stock  # noqa: E402
+from autograder.authoring import corpus, samples  # noqa: E402
+from autograder.grades import gradebook  # noqa: E402
 
 KINDS = ["correct", "blank", "odd answers", "even answers", "corpus wrong", "correct"]
 
@@ -102,7 +104,7 @@ def stock_per_assignment(course: Path, lessons: list[str]) -> float:
 
 def stock_per_student(course: Path, lessons: list[str]) -> float:
     started = time.perf_counter()
-    commands.grade(course, engine="nbgrader", progress=False)
+    commands.grade(course, grader="nbgrader", progress=False)
     return time.perf_counter() - started
 
 

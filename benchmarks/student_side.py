@@ -27,8 +27,8 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import samples  # noqa: E402
-from autograder.authoring import lesson_ids  # noqa: E402
+from autograder.authoring import samples  # noqa: E402
+from autograder.authoring.lessons import lesson_ids  # noqa: E402
 
 
 def measure(lesson: str, *, cells: int | None = None) -> dict:

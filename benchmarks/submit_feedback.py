@@ -28,7 +28,8 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autograder import commands, corpus, samples  # noqa: E402
+from autograder import commands  # noqa: E402
+from autograder.authoring import corpus, samples  # noqa: E402
 from course_exchange import archive  # noqa: E402
 from course_exchange.client import Client  # noqa: E402
 from tests.conftest import ROOT, copy_course  # noqa: E402

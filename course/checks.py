@@ -28,7 +28,7 @@ def show_stderr_on_stdout(shell: Any = None) -> bool:
     nbgrader scores a test cell 0 when its outputs hold a stderr stream, so a correct answer whose
     first call happens to print a UserWarning would lose its points. The warning is still shown, as
     plain output; a failing test still fails on its error. The grader's judge applies the same rule
-    on its side (`autograder.grading`). Returns whether the kernel was set up (it is once).
+    on its side (`autograder.judge.notebook`). Returns whether the kernel was set up (it is once).
     """
     if shell is None:
         if "ipykernel" not in sys.modules:

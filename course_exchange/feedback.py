@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import nbformat
 
-from autograder import items, leaks
+from autograder.rules import items
+from autograder.authoring import leaks
 from course_exchange.policy import Policy
 
 HIDDEN_MARK = "BEGIN HIDDEN TESTS"

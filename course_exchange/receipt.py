@@ -1,5 +1,5 @@
 """The grader of submissions on receipt: takes them off the exchange's queue in order of arrival,
-grades them with the course's engine (`autograder.engine.grade`: the same sandbox, judge and
+grades them with the course's grader (`autograder.coordinator.grader.grade`: the same sandbox, judge and
 limits as the instructor's grading), and releases each student's feedback to that student alone.
 
 It runs as the instructor's account, from the course folder: it reads source/ with the hidden tests,
@@ -8,7 +8,7 @@ graded in a scratch course under `.autograder/on-receipt/` (its own gradebook, o
 per attempt), so the instructor's submitted/ and autograded/ are left alone. What the instructor's
 gradebook gets is the attempt that counts under the assignment's policy (`policy.pick`: by default
 the last graded attempt before the student's deadline), with its receipt time; every graded attempt's
-scores per item are kept in `.autograder/attempts.sqlite` (`autograder.attempts`, which
+scores per item are kept in `.autograder/attempts.sqlite` (`autograder.grades.attempts`, which
 `autograder report` reads), and the answer cells of the attempt that counts say, in their comment
 that formgrader shows, how many attempts each item took.
 
@@ -49,7 +49,7 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 
 @dataclass
 class Attempt:
-    """One submission taken off the queue, unpacked where the engine reads it."""
+    """One submission taken off the queue, unpacked where the grader reads it."""
 
     id: int
     student: str
@@ -76,10 +76,10 @@ class Graded:
 
 
 class Grader:
-    """The engine, kept warm between submissions, and the scratch course it grades in."""
+    """The grader's judges, kept warm between submissions, and the scratch course it grades in."""
 
     def __init__(self, course_dir: Path, *, workers: int = 1, allow_weak_sandbox: bool = False) -> None:
-        from autograder import engine
+        from autograder.coordinator import plan
 
         self.course_dir = Path(course_dir).resolve()
         self.scratch = self.course_dir / SCRATCH
@@ -87,7 +87,7 @@ class Grader:
         self.allow_weak_sandbox = allow_weak_sandbox
         self.pool = None
         self._known: set[str] = set()
-        engine.use_course_references(self.course_dir)
+        plan.use_course_references(self.course_dir)
         self.scratch.mkdir(parents=True, exist_ok=True)
         os.chmod(self.scratch, 0o700)
         (self.scratch / "nbgrader_config.py").write_text(
@@ -100,22 +100,20 @@ class Grader:
     def start(self) -> None:
         """Prepare the assignments the course grades on receipt, and start the zygote and the judges once
         (as the instructor's course's: its folder stays out of the sandbox)."""
-        from autograder import engine
-        from autograder import limits as limits_mod
+        from autograder.config import nbconfig, settings
+        from autograder.judge.pool import JudgePool
 
-        from autograder import config
-
-        for assignment in sorted(config.section(self.course_dir, "AssignmentPolicy").get("on_receipt") or {}):
+        for assignment in sorted(nbconfig.section(self.course_dir, "AssignmentPolicy").get("on_receipt") or {}):
             if (self.course_dir / "source" / assignment).is_dir():
                 self._ensure_assignment(assignment)  # before the first submission arrives
         threads = max(1, (os.cpu_count() or 1) // self.workers)
-        self.pool = engine.Pool(
+        self.pool = JudgePool(
             self.course_dir,
             self.workers,
             threads,
             allow_weak_sandbox=self.allow_weak_sandbox,
-            limits=limits_mod.read_limits(self.course_dir),
-            environment=limits_mod.read_environment(self.course_dir),
+            limits=settings.read_limits(self.course_dir),
+            environment=settings.read_environment(self.course_dir),
         )
 
     def close(self) -> None:
@@ -125,7 +123,8 @@ class Grader:
 
     def _ensure_assignment(self, assignment: str) -> None:
         """The scratch gradebook knows the assignment's notebooks and points (nbgrader's generate_assignment, once)."""
-        from autograder import gradebook, stock
+        from autograder.grades import gradebook
+        from autograder import stock
 
         if assignment in self._known:
             return
@@ -145,7 +144,7 @@ class Grader:
         return self.scratch / "submitted" / attempt.pseudo / attempt.assignment
 
     def put(self, attempt: Attempt, data: bytes) -> None:
-        """Unpack a submission where the engine reads it, with the exchange's receipt time as its timestamp."""
+        """Unpack a submission where the grader reads it, with the exchange's receipt time as its timestamp."""
         dest = self.folder(attempt)
         if dest.exists():
             shutil.rmtree(dest)
@@ -155,11 +154,11 @@ class Grader:
 
     def grade(self, attempts: list[Attempt]) -> list[Graded]:
         """Grade unpacked attempts together (in parallel on the judges) and build each one's feedback."""
-        from autograder import engine
+        from autograder.coordinator import grader
 
         for assignment in sorted({a.assignment for a in attempts}):
             self._ensure_assignment(assignment)
-        results = engine.grade(
+        results = grader.grade(
             self.scratch,
             [(a.pseudo, a.assignment) for a in attempts],
             pool=self.pool,
@@ -170,7 +169,7 @@ class Grader:
         return [self._graded(a, results.get((a.pseudo, a.assignment), "not graded")) for a in attempts]
 
     def _graded(self, attempt: Attempt, result: str) -> Graded:
-        from autograder import gradebook
+        from autograder.grades import gradebook
         from nbgrader.api import Gradebook, MissingEntry
 
         out = Graded(attempt, None if result == "ok" else result)
@@ -202,7 +201,7 @@ class Grader:
 
     def _limit_quizzes(self, attempt: Attempt, found: list[feedback.Check]) -> list[feedback.Check]:
         """The checks with the verdicts of quizzes whose tries are used up withheld (`Policy.quiz_attempts`)."""
-        from autograder import attempts
+        from autograder.grades import attempts
 
         quizzes = {c.grade_id: c.passed for c in found if c.kind == "quiz"}
         if not quizzes:
@@ -219,7 +218,8 @@ class Grader:
 
     def record(self, graded: Graded) -> bool:
         """Keep a graded attempt's scores; put it in the instructor's gradebook when it is the attempt that counts (True then)."""
-        from autograder import attempts, gradebook, items
+        from autograder.grades import attempts, gradebook
+        from autograder.rules import items
         from nbgrader.utils import parse_utc
 
         a = graded.attempt
@@ -349,9 +349,9 @@ def main(argv: list[str] | None = None) -> int:
         "--allow-weak-sandbox", action="store_true", help="grade even where the sandbox cannot confine fully"
     )
     args = parser.parse_args(argv)
-    from autograder import config
+    from autograder.config import nbconfig
 
-    course = args.course or config.section(args.course_dir, "CourseDirectory").get("course_id")
+    course = args.course or nbconfig.section(args.course_dir, "CourseDirectory").get("course_id")
     token = Path(args.token_file).read_text().strip() if args.token_file else os.environ.get("JUPYTERHUB_API_TOKEN", "")
     if not (args.url and course and token):
         parser.error("the exchange's URL, the course id and a grader's token are all needed")

@@ -10,9 +10,10 @@ from __future__ import annotations
 import socket
 import sys
 
-from autograder import runner, wire, zygote
+from autograder.child import runner, zygote
+from autograder.wire import frames
 
 if __name__ == "__main__":
     shell = zygote.warm_up(1)
-    channel = wire.Channel(socket.socket(fileno=int(sys.argv[1])))
+    channel = frames.Channel(socket.socket(fileno=int(sys.argv[1])))
     runner.Server(channel, shell, output_chars=64 * 1024).serve()

@@ -8,7 +8,8 @@ import subprocess
 import sys
 import time
 
-from autograder import judge, wire
+from autograder.judge import connection
+from autograder.wire import frames
 from tests.conftest import ROOT
 
 
@@ -21,9 +22,9 @@ class GuardedChild:
             [sys.executable, "-m", "tests.child_server", str(theirs.fileno())], pass_fds=[theirs.fileno()], cwd=ROOT
         )
         theirs.close()
-        self.channel = wire.Channel(mine)
+        self.channel = frames.Channel(mine)
         self.deadline = time.monotonic() + 120
-        self.conn = judge.Connection(
+        self.conn = connection.Connection(
             self.channel, on_death=self.proc.kill, deadline=lambda: self.deadline, key=os.urandom(32)
         )
         self.channel.send({"op": "arm", "key": self.conn.key.hex()})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from autograder import attempts
+from autograder.grades import attempts
 
 T0 = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.timezone.utc)
 

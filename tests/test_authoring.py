@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from autograder.authoring import LessonSyntaxError, build_notebook, course_order, parse_lesson, render
+from autograder.authoring.lessons import LessonSyntaxError, build_notebook, course_order, parse_lesson, render
 from tests.conftest import ROOT, lessons
 
 GOOD = '''# %% [markdown]

@@ -15,9 +15,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder import bundle
-from autograder.authoring import course_order
-from autograder.samples import answered
+from autograder.authoring import bundle
+from autograder.authoring.lessons import course_order
+from autograder.authoring.samples import answered
 from tests.conftest import ROOT, copy_course
 
 LESSONS = bundle.released_lessons(ROOT)

@@ -25,7 +25,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autograder import cli, cluster as cluster_mod, cluster_worker, commands, engine, gradebook, samples, stock
+from autograder import cli, commands, stock
+from autograder.cluster import client as cluster_mod, worker as cluster_worker
+from autograder.grades import gradebook
+from autograder.authoring import samples
+from autograder.coordinator import grader
+from autograder.judge import jobs
 from tests.conftest import ROOT, copy_course, use_gradebook
 from tests.servers import DaskCluster, free_port, make_certificates, stop_process, tls_config, tls_env
 
@@ -101,7 +106,7 @@ def wait_for(predicate, what: str, timeout: float = 180.0):
 
 
 def pool_servers() -> dict[int, int]:
-    """pid -> parent pid of every `autograder.pool_server` process on this machine."""
+    """pid -> parent pid of every `autograder.cluster.pool_server` process on this machine."""
     found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -111,7 +116,7 @@ def pool_servers() -> dict[int, int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        if b"autograder.pool_server" in cmdline:
+        if b"autograder.cluster.pool_server" in cmdline:
             found[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
     return found
 
@@ -196,7 +201,7 @@ def graded_on_cluster(cluster, certs, postgres, released, local, tmp_path_factor
     course = class_copy(released, postgres, tmp_path_factory.mktemp("cluster") / "course", "demo_cluster")
     stats: dict = {}
     with dask.config.set(tls_config(certs)), pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine, "Pool", refuse_local_pool)
+        patch.setattr(grader, "JudgePool", refuse_local_pool)
         results = commands.grade(course, cluster=cluster.address, progress=False, stats=stats)
     return course, results, stats
 
@@ -302,7 +307,7 @@ def test_a_coordinator_killed_at_random_points_loses_nothing_and_writes_nothing_
             command = [
                 sys.executable,
                 "-c",
-                "import sys; from autograder import cli, engine; engine.Recorder.BATCH = 1; "
+                "import sys; from autograder import cli; from autograder.coordinator.recorder import Recorder; Recorder.BATCH = 1; "
                 "sys.exit(cli.main(['grade']))",
             ]
         else:
@@ -468,7 +473,7 @@ def test_what_a_worker_refuses(hello, job, refused):
 
 def test_a_worker_running_other_grader_code_stops_the_run(cluster, tls, postgres, released, tmp_path, monkeypatch):
     course = class_copy(released, postgres, tmp_path / "course", "demo_other_code")
-    monkeypatch.setattr(engine, "course_code_hash", lambda: "0" * 64)
+    monkeypatch.setattr(jobs, "course_code_hash", lambda: "0" * 64)
     with pytest.raises(cluster_mod.ClusterError, match="runs other grader code"):
         commands.grade(course, cluster=cluster.address, progress=False)
     assert not records(course)
@@ -595,7 +600,7 @@ def test_the_dask_jobqueue_recipe_grades(certs, postgres, released, local, tmp_p
         address = namespace["cluster"].scheduler_address
         assert address.startswith("tls://")
         with dask.config.set(tls_config(certs)), pytest.MonkeyPatch.context() as patch:
-            patch.setattr(engine, "Pool", refuse_local_pool)
+            patch.setattr(grader, "JudgePool", refuse_local_pool)
             graded["results"] = commands.grade(course, assignments=LESSONS[:1], cluster=address, progress=False)
         return ""
 
@@ -644,7 +649,7 @@ class _PoisonPlugin(distributed.WorkerPlugin):
 def test_a_task_whose_workers_die_has_its_jobs_sent_again_one_to_a_task():
     """Dask gives a task up once its workers died with it more than allowed-failures times (0 here); its
     jobs then go again singly, so the notebooks that only shared the task are graded all the same."""
-    jobs = [
+    planned = [
         {"key": f"k{n}", "student": "poison" if n == 1 else f"s{n}", "assignment": "a", "notebook": "n"}
         for n in range(8)
     ]
@@ -657,11 +662,11 @@ def test_a_task_whose_workers_die_has_its_jobs_sent_again_one_to_a_task():
         coordinator = cluster_mod.Cluster(local.scheduler_address, allow_insecure=True)
         try:
             coordinator.client.register_plugin(_PoisonPlugin(), name=cluster_worker.PLUGIN_NAME)
-            assert coordinator.chunk(len(jobs)) == 4, "the test needs the poisoned job to share a task"
-            results = {r["student"]: r for r in coordinator.run(jobs)}
+            assert coordinator.chunk(len(planned)) == 4, "the test needs the poisoned job to share a task"
+            results = {r["student"]: r for r in coordinator.run(planned)}
         finally:
             coordinator.close()
-    assert sorted(results) == sorted(j["student"] for j in jobs)
+    assert sorted(results) == sorted(j["student"] for j in planned)
     assert all(r["status"] == "ok" for r in results.values()), f"{ {w: r.get('reason') for w, r in results.items()} }"
 
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import commands, corpus, gradebook
+from autograder import commands
+from autograder.authoring import corpus
+from autograder.grades import gradebook
 from tests.conftest import ROOT, copy_course, lessons
 
 pytestmark = pytest.mark.slow
@@ -81,7 +83,7 @@ def test_corpus_is_big_enough(lesson):
     """Each item has at least three wrong and four right alternative solutions."""
     items = corpus.load(ROOT, lesson)
     source = nbformat.read(ROOT / "source" / lesson / f"{lesson}.ipynb", as_version=4)
-    from autograder.samples import answer_items
+    from autograder.authoring.samples import answer_items
 
     assert set(items) == set(answer_items(source)), "every item needs corpus entries"
     for item, table in items.items():

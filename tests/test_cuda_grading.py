@@ -12,22 +12,26 @@ import nbformat
 import pytest
 import torch
 
-from autograder import commands, engine, gradebook, samples, sandbox
+from autograder import commands
+from autograder.grades import gradebook
+from autograder.authoring import samples
+from autograder.judge.pool import JudgePool, cuda_devices_in_a_fork
+from autograder.sandbox import layers
 from tests.conftest import copy_course
 
 pytestmark = [
     pytest.mark.cuda,
     pytest.mark.slow,
     pytest.mark.skipif(
-        not sys.platform.startswith("linux") or not sandbox.gpu_devices(), reason="no /dev/nvidia* on this machine"
+        not sys.platform.startswith("linux") or not layers.gpu_devices(), reason="no /dev/nvidia* on this machine"
     ),
 ]
 LESSONS = ("03_device", "07_training")
 
 
 def test_the_judge_and_the_sandbox_see_the_same_cuda_devices(tmp_path):
-    assert engine._cuda_devices_in_a_fork() > 0
-    pool = engine.Pool(tmp_path, 1, 1)  # the device check runs while it starts; it raises when they differ
+    assert cuda_devices_in_a_fork() > 0
+    pool = JudgePool(tmp_path, 1, 1)  # the device check runs while it starts; it raises when they differ
     pool.close()
 
 

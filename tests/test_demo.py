@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import commands, gradebook, samples
+from autograder import commands
+from autograder.grades import gradebook
+from autograder.authoring import samples
 from tests.conftest import ROOT, copy_course
 
 pytestmark = pytest.mark.slow
@@ -56,7 +58,7 @@ def test_demo_grades_every_kind_of_student(demo_dir):
 def samples_points(course: Path) -> dict[str, float]:
     import nbformat
 
-    from autograder.corpus import points_of
+    from autograder.authoring.corpus import points_of
 
     return points_of(nbformat.read(course / "source" / LESSON / f"{LESSON}.ipynb", as_version=4))
 
@@ -65,7 +67,7 @@ def test_stock_nbgrader_agrees(demo_dir, tmp_path):
     course = copy_course(tmp_path / "stock")
     samples.write_demo_class(course, assignments=[LESSON])
     commands.release(course, assignments=[LESSON], progress=False)
-    commands.grade(course, assignments=[LESSON], engine="nbgrader", progress=False)
+    commands.grade(course, assignments=[LESSON], grader="nbgrader", progress=False)
     stock = gradebook.score_table(course)
     engine = gradebook.score_table(demo_dir)
     for student in ("ada", "blake", "chen"):
@@ -80,7 +82,7 @@ def test_feedback_shows_verdicts_and_messages_never_hidden_source(demo_dir):
 
     import nbformat
 
-    from autograder import corpus, leaks
+    from autograder.authoring import corpus, leaks
 
     wrong = next(s for s in corpus.students(ROOT, LESSON) if s.name == "wrong-0")
     target = demo_dir / "submitted" / "fay" / LESSON / f"{LESSON}.ipynb"

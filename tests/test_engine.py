@@ -11,7 +11,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import authoring, commands, gradebook, repair, samples, scoring
+from autograder.authoring import lessons as authoring, samples
+from autograder import commands
+from autograder.grades import gradebook
+from autograder.rules import repair, scoring
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -120,8 +123,8 @@ def honest_class(tmp_path_factory):
     base = tmp_path_factory.mktemp("honest")
     lesson = "01_tensors"
     courses = {}
-    for engine in ("nbgrader", "autograder"):
-        course = make_course(base / engine, copy_lessons=(lesson,), cell_timeout=60)
+    for grader in ("nbgrader", "autograder"):
+        course = make_course(base / grader, copy_lessons=(lesson,), cell_timeout=60)
         source, release = notebooks(course, lesson)
         items = samples.answer_items(release)
         submit(course, "solution", lesson, source)
@@ -129,8 +132,8 @@ def honest_class(tmp_path_factory):
         submit(course, "blank", lesson, release)
         submit(course, "odd", lesson, samples.answered(source, release, keep=set(items[::2])))
         submit(course, "even", lesson, samples.answered(source, release, keep=set(items[1::2])))
-        results = commands.grade(course, progress=False, engine=engine, workers=2)
-        courses[engine] = (course, results)
+        results = commands.grade(course, progress=False, grader=grader, workers=2)
+        courses[grader] = (course, results)
     return courses
 
 
@@ -380,29 +383,29 @@ def test_in_sandbox_tests_is_an_explicit_opt_in_with_a_warning(tiny_class):
 
 
 def test_files_handed_in_beyond_the_caps_are_left_out_with_a_note(tmp_path):
-    from autograder import engine
-    from autograder.sandbox import Limits
+    from autograder.config.limits import Limits
+    from autograder.coordinator import plan
 
     for name, size in (("a.bin", 3 << 20), ("b.bin", 3 << 20), ("c.txt", 10), ("d.txt", 10), ("e.txt", 10)):
         (tmp_path / name).write_bytes(b"x" * size)
     (tmp_path / "nb.ipynb").write_text("{}")
-    kept, notes = engine.handed_in_files(tmp_path, Limits(files_count=3, files_mb=5))
+    kept, notes = plan.handed_in_files(tmp_path, Limits(files_count=3, files_mb=5))
     assert [k["to"] for k in kept] == ["a.bin", "c.txt", "d.txt"]
     assert len(notes) == 1 and "b.bin" in notes[0] and "e.txt" in notes[0] and "max_handed_in_files" in notes[0]
-    kept, notes = engine.handed_in_files(tmp_path, Limits())
+    kept, notes = plan.handed_in_files(tmp_path, Limits())
     assert len(kept) == 5 and notes == []
 
 
 def test_an_autograded_notebook_over_its_cap_loses_its_largest_outputs_first():
-    from autograder import grading
+    from autograder.judge import notebook
 
     nb = nbformat.v4.new_notebook()
     for size in (10, 3_000_000, 200_000):
         cell = nbformat.v4.new_code_cell("print()")
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * size)]
         nb.cells.append(cell)
-    assert grading._fit_notebook(nb, 1 << 20)
+    assert notebook._fit_notebook(nb, 1 << 20)
     assert len(nbformat.writes(nb)) <= 1 << 20
     assert nb.cells[0].outputs[0]["text"] == "x" * 10 and nb.cells[2].outputs[0]["text"] == "x" * 200_000
     assert "size limit" in nb.cells[1].outputs[0]["text"]
-    assert not grading._fit_notebook(nb, 1 << 20)
+    assert not notebook._fit_notebook(nb, 1 << 20)

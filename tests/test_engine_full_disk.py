@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import commands, gradebook
+from autograder import commands
+from autograder.grades import gradebook
 from tests.conftest import ROOT
 from tests.test_engine import FULL, LESSON, TINY, edit_cell, make_course, notebooks, submit
 
@@ -78,7 +79,7 @@ def test_an_autograded_notebook_or_feedback_page_that_does_not_fit_fails_alone(t
     (one worker, graded in order); then `feedback/` on a 1.5 MiB disk, where b-loud's page cannot."""
     course = fresh_copy(tiny, tmp_path)
     _, source, release = tiny
-    from autograder import samples
+    from autograder.authoring import samples
 
     full = samples.answered(source, release, keep=None)
     submit(course, "a-loud", LESSON, loud(full, ("add", "mul", "twice")))
@@ -114,7 +115,8 @@ def test_an_autograded_notebook_or_feedback_page_that_does_not_fit_fails_alone(t
 FULL_GRADEBOOK = textwrap.dedent("""
     import contextlib, json, sys
     from pathlib import Path
-    from autograder import commands, gradebook
+    from autograder import commands
+    from autograder.grades import gradebook
 
     course, disk, released = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     (disk / "gradebook.db").write_bytes(released.read_bytes())
@@ -145,7 +147,7 @@ def test_a_full_gradebook_disk_fails_each_submission_with_a_reason_and_a_rerun_r
         pytest.skip("no unshare(1) to mount a small filesystem")
     course = fresh_copy(tiny, tmp_path)
     _, source, release = tiny
-    from autograder import samples
+    from autograder.authoring import samples
 
     submit(course, "bea", LESSON, samples.answered(source, release, keep=None))
     submit(course, "dot", LESSON, release)
@@ -178,7 +180,7 @@ def test_a_full_gradebook_disk_fails_each_submission_with_a_reason_and_a_rerun_r
 EXHAUST = textwrap.dedent("""
     import errno, json, os, resource, sys, threading, time
     from pathlib import Path
-    from autograder import records
+    from autograder.coordinator import records
 
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     held = []

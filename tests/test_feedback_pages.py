@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
-from autograder import commands, feedback_pages, gradebook, samples, stock
+from autograder import commands, stock
+from autograder.grades import feedback_pages, gradebook
+from autograder.authoring import samples
 from tests.conftest import copy_course
 
 pytestmark = pytest.mark.slow

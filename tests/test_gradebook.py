@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import gradebook
+from autograder.grades import gradebook
 from tests.conftest import ROOT, use_gradebook
 
 pytestmark = pytest.mark.cluster

@@ -6,25 +6,25 @@ import os
 
 import pytest
 
-from autograder import guard
+from autograder.wire import seal
 from tests.children import GuardedChild
 from tests.conftest import ROOT
 
 
 def _frame(key: bytes, payload: bytes, *, mac: bytes | None = None) -> tuple[dict, list[bytes]]:
-    return {"sealed": True}, [payload, mac if mac is not None else guard._mac(key, [payload])]
+    return {"sealed": True}, [payload, mac if mac is not None else seal.mac(key, [payload])]
 
 
 def test_open_frame_accepts_only_its_own_key():
     key = os.urandom(32)
-    payload, data = guard.open_frame(*_frame(key, b'{"n": 1, "kind": "done"}'), key)
+    payload, data = seal.open_frame(*_frame(key, b'{"n": 1, "kind": "done"}'), key)
     assert payload == {"n": 1, "kind": "done"} and data == []
-    with pytest.raises(guard.TamperDetected, match="forged seal"):
-        guard.open_frame(*_frame(key, b'{"n": 1, "kind": "done"}', mac=bytes(32)), key)
-    with pytest.raises(guard.TamperDetected, match="forged seal"):
-        guard.open_frame(*_frame(os.urandom(32), b'{"n": 1, "kind": "done"}'), key)
-    with pytest.raises(guard.TamperDetected, match="did not come from"):
-        guard.open_frame({"sealed": False}, [b"{}", bytes(32)], key)
+    with pytest.raises(seal.TamperDetected, match="forged seal"):
+        seal.open_frame(*_frame(key, b'{"n": 1, "kind": "done"}', mac=bytes(32)), key)
+    with pytest.raises(seal.TamperDetected, match="forged seal"):
+        seal.open_frame(*_frame(os.urandom(32), b'{"n": 1, "kind": "done"}'), key)
+    with pytest.raises(seal.TamperDetected, match="did not come from"):
+        seal.open_frame({"sealed": False}, [b"{}", bytes(32)], key)
 
 
 class Child(GuardedChild):
@@ -52,7 +52,7 @@ def child():
         ("import gc\nlen(gc.get_objects())", "gc.get_objects"),
         ("import ctypes\nctypes.string_at(id(1), 8)", "ctypes"),
         ("open('/proc/self/mem', 'rb').close()", "raw memory"),
-        ("import autograder.guard as g\ng._ENTRY['run_probe'].__defaults__", "the grader's own function"),
+        ("import autograder.child.guard as g\ng._ENTRY['run_probe'].__defaults__", "the grader's own function"),
         (
             "import course.checks as c\nc.fail.__code__ = (lambda m: None).__code__",
             "replaced __code__ of course.checks.fail",
@@ -83,7 +83,7 @@ def test_a_frame_the_notebook_forges_is_rejected(child):
 
 def test_the_guard_cannot_be_made_to_send_for_the_notebook(child):
     reply, events = child.run(
-        "import autograder.guard as g\nsend = g._ENTRY['keep'][0][0]\nsend({'kind': 'evidence'}, [])"
+        "import autograder.child.guard as g\nsend = g._ENTRY['keep'][0][0]\nsend({'kind': 'evidence'}, [])"
     )
     assert reply["status"] == "error" and reply["ename"] == "TamperDetected", reply
     assert events == []
@@ -100,7 +100,7 @@ def test_an_error_inside_the_library_is_not_tampering(child):
 def test_honest_lesson_code_is_not_reported():
     import nbformat
 
-    from autograder.samples import _strip_regions
+    from autograder.authoring.samples import _strip_regions
 
     c = Child()
     try:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
-from autograder import config, items, settings
+from autograder.config import nbconfig, settings
+from autograder.rules import items
 from tests.conftest import ROOT
 
 
@@ -25,7 +26,7 @@ def test_the_markers_are_nbgraders_defaults_and_the_course_keeps_them():
         ("ClearHiddenTests", "end_test_delimeter"): ClearHiddenTests().end_test_delimeter,
     }
     assert items.DELIMITERS == defaults
-    assert items.marker_mismatch(config.load(ROOT)) is None
+    assert items.marker_mismatch(nbconfig.load(ROOT)) is None
 
 
 @pytest.mark.parametrize(

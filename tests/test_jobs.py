@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from autograder import jobs, repair
+from autograder.judge import jobs
+from autograder.rules import repair
 from tests.conftest import ROOT
 
 NOTEBOOK = ROOT / "release" / "01_tensors" / "01_tensors.ipynb"

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from autograder import judge
+from autograder.judge import connection
+from autograder.judge.verdict import Verdict, free_names, run_test
 from tests.children import GuardedChild
 
 STUDENT = """
@@ -71,9 +72,9 @@ class Child(GuardedChild):
     def __init__(self):
         super().__init__(setup=STUDENT)
 
-    def run(self, source: str, *, timeout: float = 60) -> judge.Verdict:
+    def run(self, source: str, *, timeout: float = 60) -> Verdict:
         self.deadline = time.monotonic() + timeout
-        return judge.run_test(source, self.conn)
+        return run_test(source, self.conn)
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +102,7 @@ def fresh_child():
     ],
 )
 def test_free_names(source, expected):
-    assert sorted(judge.free_names(source)) == sorted(expected)
+    assert sorted(free_names(source)) == sorted(expected)
 
 
 def test_values_come_back_as_data(child):
@@ -141,8 +142,8 @@ def test_exceptions_map_to_builtins_or_sandbox_errors(child):
     verdict = child.run("boom('value')")
     assert (verdict.passed, verdict.ename, verdict.evalue) == (False, "ValueError", "bad value")
     verdict = child.run(
-        "from autograder.judge import SandboxError\n"
-        "try:\n    boom('weird')\nexcept SandboxError as exc:\n    assert type(exc).__name__ == 'Weird' and str(exc) == 'weird thing'\n"
+        "from autograder.judge.connection import StudentError\n"
+        "try:\n    boom('weird')\nexcept StudentError as exc:\n    assert type(exc).__name__ == 'Weird' and str(exc) == 'weird thing'\n"
         "else:\n    raise AssertionError('no error')\n"
     )
     assert verdict.passed, verdict
@@ -187,7 +188,7 @@ def test_a_call_that_never_returns_fails_the_item(fresh_child):
 
 
 def test_exception_from_maps_names():
-    assert type(judge.exception_from("KeyError", "k")) is KeyError
-    assert isinstance(judge.exception_from("SystemExit", "x"), judge.SandboxError)
-    assert isinstance(judge.exception_from("StopIteration", "x"), judge.SandboxError)
-    assert type(judge.exception_from("CheckFailed", "x")).__name__ == "CheckFailed"
+    assert type(connection.exception_from("KeyError", "k")) is KeyError
+    assert isinstance(connection.exception_from("SystemExit", "x"), connection.StudentError)
+    assert isinstance(connection.exception_from("StopIteration", "x"), connection.StudentError)
+    assert type(connection.exception_from("CheckFailed", "x")).__name__ == "CheckFailed"

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from autograder.authoring import parse_lesson
+from autograder.authoring.lessons import parse_lesson
 from course.checks import CheckFailed
 from course.data import CLASS_NAMES, make_images, train_test_images
 from course.pictures.training import plot_loss_curve, show_images, training_step_diagram

@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from autograder.authoring import parse_lesson
+from autograder.authoring.lessons import parse_lesson
 from course.probes.pipeline import call_recording_copies
 from instructor.pipeline import checkpoint_bytes, classification_data, linear_reference
 from tests.conftest import ROOT

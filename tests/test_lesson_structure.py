@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from autograder.authoring import parse_lesson
+from autograder.authoring.lessons import parse_lesson
 from tests.conftest import ROOT, lessons
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
-from autograder import limits
-from autograder.sandbox import Limits
+from autograder.config import limits
+from autograder.config.limits import Limits
 
 
 def test_every_limit_crosses_the_wire_unchanged():

@@ -14,7 +14,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import commands, corpus, gradebook, samples
+from autograder import commands
+from autograder.authoring import corpus, samples
+from autograder.grades import gradebook
 from tests.conftest import copy_course
 
 pytestmark = pytest.mark.slow
@@ -51,7 +53,7 @@ def graded(request, tmp_path_factory):
     course = copy_course(tmp_path_factory.mktemp(request.param) / "course")
     points = _class(course)
     commands.release(course, assignments=[LESSON], progress=False)
-    commands.grade(course, assignments=[LESSON], engine=request.param, progress=False)
+    commands.grade(course, assignments=[LESSON], grader=request.param, progress=False)
     yield course, points, gradebook.score_table(course)
     shutil.rmtree(course, ignore_errors=True)
 

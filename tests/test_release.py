@@ -8,8 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import commands, leaks
-from autograder.authoring import has_visible_check
+from autograder import commands
+from autograder.authoring import leaks
+from autograder.authoring.lessons import has_visible_check
 from tests.conftest import ROOT, copy_course, lessons
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import repair
+from autograder.rules import repair
 
 TEST_SOURCE = "from course.checks import check_equal\ncheck_equal(f(1), 2)\n### BEGIN HIDDEN TESTS\ncheck_equal(f(5), 10)\n### END HIDDEN TESTS"
 STUB = "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()"

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import gradebook, report
+from autograder.grades import gradebook, report
 
 # Hand-computed class. 01_tensors: test_a (2 points), test_b (1 point); 02_dtype: test_c (1 point).
 SCORES = {

@@ -26,12 +26,12 @@ import numpy as np
 import pytest
 import torch  # noqa: F401 - the children fork from a process with torch loaded, as from the zygote
 
-from autograder import sandbox
-from autograder.sandbox import Limits
+from autograder.config.limits import Limits
+from autograder.sandbox import bwrap, capabilities, layers, processes
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only")
 
-CAPS = sandbox.capabilities()
+CAPS = capabilities.capabilities()
 needs = {
     "landlock": pytest.mark.skipif(not CAPS["landlock_fs"], reason="no Landlock in this kernel"),
     "namespaces": pytest.mark.skipif(not CAPS["namespaces"], reason="no user/network/pid namespaces here"),
@@ -42,22 +42,22 @@ needs = {
 LAYERS = ("landlock", "namespaces", "uid", "rlimits", "fds")
 
 
-def _switch_off(layers: frozenset[str]) -> None:
+def _switch_off(off: frozenset[str]) -> None:
     """Inside the forked worker: make `confine()` skip the given layers."""
 
     def fail(*_a, **_k):
         raise OSError(errno.EPERM, "switched off by the test")
 
-    if "landlock" in layers:
-        sandbox._landlock = lambda **_k: None
-    if "namespaces" in layers:
-        sandbox._unshare = fail
-    if "uid" in layers:
-        sandbox._privileged = lambda: False
-    if "rlimits" in layers:
-        sandbox._set_limit = lambda *_a: None
-    if "fds" in layers:
-        sandbox._close_fds = lambda keep: None
+    if "landlock" in off:
+        layers._landlock = lambda **_k: None
+    if "namespaces" in off:
+        layers.unshare = fail
+    if "uid" in off:
+        layers.is_privileged = lambda: False
+    if "rlimits" in off:
+        layers._set_limit = lambda *_a: None
+    if "fds" in off:
+        layers._close_fds = lambda keep: None
 
 
 def _read_all(fd: int, deadline: float) -> bytes:
@@ -94,7 +94,7 @@ def run_confined(
             if worker == 0:
                 try:
                     _switch_off(frozenset(off))
-                    sandbox.confine(workdir=workdir, limits=limits, keep_fds=[result_w], allow_weak=bool(off))
+                    layers.confine(workdir=workdir, limits=limits, keep_fds=[result_w], allow_weak=bool(off))
                     out = probe(*args)
                 except BaseException as exc:  # noqa: BLE001 - reported to the test
                     out = {"confine_error": f"{type(exc).__name__}: {exc}"}
@@ -102,7 +102,7 @@ def run_confined(
                 os._exit(0)
             os.close(result_w)
             _, status = os.waitpid(worker, 0)
-            sandbox.kill_tree(worker)
+            processes.kill_tree(worker)
             os.write(report_w, json.dumps({"alive": True, "status": status}).encode())
         finally:
             os._exit(0)
@@ -113,7 +113,7 @@ def run_confined(
     report = _read_all(report_r, deadline)
     os.close(result_r)
     os.close(report_r)
-    sandbox.kill_tree(zygote)
+    processes.kill_tree(zygote)
     os.waitpid(zygote, 0)
     return (json.loads(raw) if raw else None), (json.loads(report) if report else {"alive": False})
 
@@ -247,7 +247,7 @@ def _read_references() -> dict:
     return {"import": attempt(load), "read": attempt(lambda: open(os.path.join(REFERENCES, "training.py")).read())}
 
 
-REFERENCES = str(sandbox.hidden_paths()[0]) if sandbox.hidden_paths() else ""
+REFERENCES = str(layers.hidden_paths()[0]) if layers.hidden_paths() else ""
 
 
 @needs["landlock"]
@@ -268,7 +268,7 @@ def test_hidden_packages_are_cut_out_of_site_packages(tmp_path):
     site = tmp_path / "site-packages"
     for name in ("numpy", "instructor", "course", "tensor_course-0.1.0.dist-info"):
         (site / name).mkdir(parents=True)
-    kept = sandbox._without_hidden([site, tmp_path / "elsewhere"], [site / "instructor"])
+    kept = layers._without_hidden([site, tmp_path / "elsewhere"], [site / "instructor"])
     assert sorted(p.name for p in kept) == ["course", "elsewhere", "numpy", "tensor_course-0.1.0.dist-info"]
 
 
@@ -439,7 +439,7 @@ def test_process_storm_control(tmp_path):
 def _leftovers(root: Path) -> list[int]:
     """Live processes working inside `root` (a sandbox's cwd is its private folder)."""
     found = []
-    for pid, (_, _, _, state) in sandbox._processes().items():
+    for pid, (_, _, _, state) in processes._processes().items():
         try:
             cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
         except OSError:
@@ -531,7 +531,7 @@ def _kill_tree_case(tmp_path: Path, off: set[str], *, own_namespace: bool = Fals
     """Start a worker that daemonises a grandchild; return (worker, the grandchild's pid as the test sees it, or None).
 
     With `own_namespace` the worker is forked straight into a pid namespace of its own, as the zygote
-    forks them (`sandbox.fork_into_pid_namespace`), instead of confining itself under a supervisor.
+    forks them (`layers.fork_into_pid_namespace`), instead of confining itself under a supervisor.
     The pid comes over a pipe (the worker's folder is a tmpfs only it sees); inside a pid namespace
     it is the namespace's number, so it is only used where the namespace is off.
     """
@@ -540,13 +540,13 @@ def _kill_tree_case(tmp_path: Path, off: set[str], *, own_namespace: bool = Fals
     workdir.chmod(0o777)
     ready_r, ready_w = os.pipe()
     namespace = os.open("/proc/self/ns/pid", os.O_RDONLY) if own_namespace else None
-    worker = sandbox.fork_into_pid_namespace(namespace)
+    worker = layers.fork_into_pid_namespace(namespace)
     if namespace is not None:
         os.close(namespace)
     if worker == 0:
         try:
             _switch_off(frozenset(off))
-            sandbox.confine(workdir=workdir, limits=Limits(), keep_fds=[ready_w], allow_weak=bool(off))
+            layers.confine(workdir=workdir, limits=Limits(), keep_fds=[ready_w], allow_weak=bool(off))
             _daemonise(ready_w)
         finally:
             os._exit(0)
@@ -577,7 +577,7 @@ def _alive(pid: int) -> bool:
 def test_kill_tree_leaves_nothing(tmp_path):
     worker, daemon = _kill_tree_case(tmp_path, set())
     assert daemon is not None, "the daemon never started"
-    sandbox.kill_tree(worker)
+    processes.kill_tree(worker)
     os.waitpid(worker, 0)
     assert not _leftovers(tmp_path)
 
@@ -587,7 +587,7 @@ def test_kill_tree_leaves_nothing(tmp_path):
 def test_kill_tree_leaves_nothing_for_a_worker_forked_into_its_own_namespace(tmp_path):
     worker, daemon = _kill_tree_case(tmp_path, set(), own_namespace=True)
     assert daemon is not None, "the daemon never started"
-    sandbox.kill_tree(worker)
+    processes.kill_tree(worker)
     os.waitpid(worker, 0)
     assert not _leftovers(tmp_path)
 
@@ -618,7 +618,7 @@ def test_kill_tree_control_misses_daemon(tmp_path):
     """Without the pid namespace and the private uid, a double-forked daemon escapes the kill."""
     worker, daemon = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
     _wait_reparented(daemon, worker)
-    sandbox.kill_tree(worker)
+    processes.kill_tree(worker)
     os.waitpid(worker, 0)
 
     try:
@@ -641,35 +641,35 @@ def test_confine_refuses_when_a_layer_fails(tmp_path):
     if pid == 0:
         os.chdir(workdir)
         try:
-            sandbox._landlock = no_landlock
-            sandbox.confine(workdir=workdir, limits=Limits(), keep_fds=[w])
+            layers._landlock = no_landlock
+            layers.confine(workdir=workdir, limits=Limits(), keep_fds=[w])
             os.write(w, b"student code ran")
-        except sandbox.SandboxError as exc:
+        except layers.SandboxError as exc:
             os.write(w, f"refused: {exc}".encode())
         os._exit(0)
     os.close(w)
     text = _read_all(r, time.monotonic() + 60).decode()
     os.waitpid(pid, 0)
-    sandbox.kill_tree(pid)
+    processes.kill_tree(pid)
     assert text.startswith("refused: Landlock")
 
 
 def test_require_refuses_missing_mechanisms(monkeypatch, capsys):
     weak = dict(CAPS, landlock_abi=0, landlock_fs=False, landlock_tcp=False, landlock_signal_scope=False)
-    monkeypatch.setattr(sandbox, "capabilities", lambda: weak)
-    with pytest.raises(sandbox.SandboxUnavailable, match="Landlock"):
-        sandbox.require(allow_weak=False)
+    monkeypatch.setattr(capabilities, "capabilities", lambda: weak)
+    with pytest.raises(capabilities.SandboxUnavailable, match="Landlock"):
+        capabilities.require(allow_weak=False)
     with pytest.warns(RuntimeWarning, match="WEAK SANDBOX"):
-        assert sandbox.require(allow_weak=True) is weak
+        assert capabilities.require(allow_weak=True) is weak
     assert "WEAK SANDBOX" in capsys.readouterr().err
-    assert "MISSING" in sandbox.describe_capabilities(weak)
+    assert "MISSING" in capabilities.describe_capabilities(weak)
 
 
 def test_require_accepts_this_machine_when_complete():
-    if sandbox.missing_mechanisms():
-        pytest.skip("this machine lacks: " + "; ".join(sandbox.missing_mechanisms()))
-    assert sandbox.require(allow_weak=False)["landlock_fs"]
-    assert "All confinement layers are active." in sandbox.describe_capabilities()
+    if capabilities.missing_mechanisms():
+        pytest.skip("this machine lacks: " + "; ".join(capabilities.missing_mechanisms()))
+    assert capabilities.require(allow_weak=False)["landlock_fs"]
+    assert "All confinement layers are active." in capabilities.describe_capabilities()
 
 
 def test_missing_mechanisms_names_each_gap():
@@ -682,10 +682,12 @@ def test_missing_mechanisms_names_each_gap():
         "process_limit": True,
         "rlimits": True,
     }
-    assert sandbox.missing_mechanisms(full) == []
-    assert any("signal" in m for m in sandbox.missing_mechanisms(dict(full, landlock_signal_scope=False)))
-    assert any("fork bomb" in m for m in sandbox.missing_mechanisms(dict(full, process_limit=False)))
-    assert any("network" in m for m in sandbox.missing_mechanisms(dict(full, namespaces=False, landlock_tcp=False)))
+    assert capabilities.missing_mechanisms(full) == []
+    assert any("signal" in m for m in capabilities.missing_mechanisms(dict(full, landlock_signal_scope=False)))
+    assert any("fork bomb" in m for m in capabilities.missing_mechanisms(dict(full, process_limit=False)))
+    assert any(
+        "network" in m for m in capabilities.missing_mechanisms(dict(full, namespaces=False, landlock_tcp=False))
+    )
 
 
 # ---------------------------------------------------------------- the zygote wrapper
@@ -715,7 +717,7 @@ def test_wrapped_zygote_sees_no_course_home_or_network(tmp_path, course_dir, lis
     home.mkdir()
     (home / ".ssh").mkdir()
     argv = [sys.executable, "-c", ZYGOTE_PROBE, str(course_dir), str(home), str(listener)]
-    wrapped = sandbox.wrap_zygote(argv, course_dir=course_dir)
+    wrapped = bwrap.wrap_zygote(argv, course_dir=course_dir)
     out = json.loads(subprocess.run(wrapped, capture_output=True, text=True, check=True, cwd="/").stdout)
     assert out["torch"] == 2.0
     assert out["course"] == "FileNotFoundError" and out["home"] == "FileNotFoundError"
@@ -728,17 +730,19 @@ def test_wrapped_zygote_sees_no_course_home_or_network(tmp_path, course_dir, lis
 def test_wrapped_zygote_can_confine_workers(tmp_path):
     """Inside bubblewrap the zygote still gives each worker its namespaces, uid and Landlock domain."""
     script = (
-        "import os, sys; from pathlib import Path; from autograder import sandbox\n"
-        "print(sandbox.missing_mechanisms())\n"
+        "import os, sys; from pathlib import Path\n"
+        "from autograder.config.limits import Limits\n"
+        "from autograder.sandbox import capabilities, layers, processes\n"
+        "print(capabilities.missing_mechanisms())\n"
         "w = Path('/tmp/w'); w.mkdir()\n"
         "pid = os.fork()\n"
         "if pid == 0:\n"
-        "    sandbox.confine(workdir=w, limits=sandbox.Limits(), keep_fds=[])\n"
+        "    layers.confine(workdir=w, limits=Limits(), keep_fds=[])\n"
         "    open('ok', 'w').write('1'); os._exit(0 if os.path.exists('ok') else 3)\n"
-        "_, status = os.waitpid(pid, 0); sandbox.kill_tree(pid)\n"
+        "_, status = os.waitpid(pid, 0); processes.kill_tree(pid)\n"
         "print(os.waitstatus_to_exitcode(status), list(w.iterdir()) == [])  # the worker wrote in a tmpfs of its own\n"
     )
-    wrapped = sandbox.wrap_zygote([sys.executable, "-c", script], course_dir=tmp_path)
+    wrapped = bwrap.wrap_zygote([sys.executable, "-c", script], course_dir=tmp_path)
     proc = subprocess.run(wrapped, capture_output=True, text=True, cwd="/")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:2] == ["[]", "0 True"]
@@ -751,12 +755,13 @@ UNPRIVILEGED = """
 import json, os, socket, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from autograder import sandbox
+from autograder.config.limits import Limits
+from autograder.sandbox import layers, processes
 work = Path(sys.argv[2])
 r, w = os.pipe()
 pid = os.fork()
 if pid == 0:
-    sandbox.confine(workdir=work, limits=sandbox.Limits(max_processes=8), keep_fds=[w])
+    layers.confine(workdir=work, limits=Limits(max_processes=8), keep_fds=[w])
     out = {}
     try:
         open(sys.argv[3]).read(); out["secret"] = "ok"
@@ -781,7 +786,7 @@ data = b""
 while chunk := os.read(r, 4096):
     data += chunk
 os.waitpid(pid, 0)
-sandbox.kill_tree(pid)
+processes.kill_tree(pid)
 print(data.decode())
 """
 
@@ -800,10 +805,12 @@ def test_unprivileged_grader_path(decoy):
 
 
 def _unprivileged(tmp_path: Path, decoy) -> None:
+    source = Path(layers.__file__).parent.parent
     pkg = tmp_path / "pkg" / "autograder"
-    pkg.mkdir(parents=True)
-    shutil.copy(sandbox.__file__, pkg / "sandbox.py")
-    shutil.copy(Path(sandbox.__file__).with_name("cgroup.py"), pkg / "cgroup.py")
+    for module in ("sandbox/layers.py", "sandbox/cgroup.py", "sandbox/processes.py", "config/limits.py"):
+        (pkg / module).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / module).parent.joinpath("__init__.py").write_text("")
+        shutil.copy(source / module, pkg / module)
     (pkg / "__init__.py").write_text("")
     secret = tmp_path / "secret.txt"
     secret.write_text("s")
@@ -880,7 +887,7 @@ def test_confine_keeps_only_the_allowed_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_TOKEN", "secret-in-the-graders-environment")
     out, _ = run_confined(tmp_path, _environment)
     assert "FAKE_TOKEN" not in out["environ"]
-    assert set(out["environ"]) <= set(sandbox.ENV_ALLOWED) | {
+    assert set(out["environ"]) <= set(layers.ENV_ALLOWED) | {
         "HOME",
         "TMPDIR",
         "TMP",
@@ -894,13 +901,13 @@ def test_confine_keeps_only_the_allowed_environment(tmp_path, monkeypatch):
 
 
 def test_the_zygote_starts_with_the_allow_list_only(monkeypatch):
-    from autograder import engine
+    from autograder.judge import pool
 
     monkeypatch.setenv("FAKE_TOKEN", "secret")
     monkeypatch.setenv("PGPASSWORD", "secret")
-    env = engine._env(1, ("EXTRA_NAME",))
+    env = pool._env(1, ("EXTRA_NAME",))
     assert "FAKE_TOKEN" not in env and "PGPASSWORD" not in env
-    assert set(env) <= set(sandbox.ENV_ALLOWED) | {"EXTRA_NAME"}
+    assert set(env) <= set(layers.ENV_ALLOWED) | {"EXTRA_NAME"}
     assert env["PATH"] == os.environ["PATH"]
 
 
@@ -921,7 +928,7 @@ def _hold(mb: int, processes: int) -> str:
 @pytest.mark.skipif(not CAPS["memory_cgroup"], reason="no memory cgroup for the grader here")
 def test_memory_is_limited_for_all_processes_together(tmp_path):
     """Six processes of 100 MB each under a 256 MB limit: the cgroup kills some, though each is under the per-process limit."""
-    from autograder import cgroup
+    from autograder.sandbox import cgroup
 
     groups = cgroup.Groups()
     try:
@@ -933,7 +940,7 @@ def test_memory_is_limited_for_all_processes_together(tmp_path):
         pid = os.fork()
         if pid == 0:
             try:
-                sandbox.confine(workdir=workdir, limits=Limits(memory_mb=256), keep_fds=[result_w], cgroup_fd=fd)
+                layers.confine(workdir=workdir, limits=Limits(memory_mb=256), keep_fds=[result_w], cgroup_fd=fd)
                 os.write(result_w, _hold(100, 6).encode())
             finally:
                 os._exit(0)
@@ -941,7 +948,7 @@ def test_memory_is_limited_for_all_processes_together(tmp_path):
         os.close(result_w)
         got = _read_all(result_r, time.monotonic() + 60).decode()
         os.close(result_r)
-        sandbox.kill_tree(pid)
+        processes.kill_tree(pid)
         os.waitpid(pid, 0)
         assert "k" in got and group.oom_kills() > 0
     finally:

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from nbgrader import utils
 
-from autograder import scoring
+from autograder.rules import scoring
 
 INPUTS = dict(
     content="c" * 64,

@@ -8,8 +8,8 @@ from dataclasses import fields
 
 import pytest
 
-from autograder import limits, settings
-from autograder.sandbox import Limits
+from autograder.config import settings
+from autograder.config.limits import Limits
 from tests.conftest import ROOT
 
 
@@ -48,9 +48,9 @@ def test_values_reach_the_limits_in_any_numeric_form(tmp_path):
         'c.Autograder.cell_timeout = 5\nc.Autograder.memory_limit_mb = 2048.0\nc.Autograder.max_feedback_mb = "7"\n'
         'c.Autograder.sandbox_environment = ["MY_VAR"]\nc.Autograder.cluster = "tls://s:8786"',
     )
-    found = limits.read_limits(root)
+    found = settings.read_limits(root)
     assert (found.cell_timeout, found.memory_mb, found.feedback_mb, found.output_kb) == (5.0, 2048, 7, Limits.output_kb)
-    assert limits.read_environment(root) == ("MY_VAR",)
+    assert settings.read_environment(root) == ("MY_VAR",)
     assert settings.read(root).cluster == "tls://s:8786"
 
 

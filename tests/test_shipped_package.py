@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 import course
-from autograder.samples import _strip_regions
+from autograder.authoring.samples import _strip_regions
 from tests.conftest import ROOT, lessons
 
 LIMIT_S = 30

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.slicing import as_cells, can_run_after, needed_code, needed_statements
+from autograder.judge.slicing import as_cells, can_run_after, needed_code, needed_statements
 
 CELLS = [
     "import numpy as np\nimport torch\nfrom course.device import describe_setup\ndevice = torch.device('cpu')\nprint(describe_setup(device))",

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autograder import wire
+from autograder.wire import frames, values
 
 
 def roundtrip(value, *, handles=None):
@@ -23,15 +23,15 @@ def roundtrip(value, *, handles=None):
 
     def to_handle(obj):
         table[len(table) + 1] = obj
-        return wire.Handle(len(table), type(obj).__name__)
+        return values.Handle(len(table), type(obj).__name__)
 
-    node, buffers = wire.encode(value, to_handle=to_handle)
+    node, buffers = values.encode(value, to_handle=to_handle)
     a, b = socket.socketpair()
     with a, b:
-        sender, receiver = wire.Channel(a), wire.Channel(b)
+        sender, receiver = frames.Channel(a), frames.Channel(b)
         sender.send({"v": node}, buffers)
         header, got = receiver.recv()
-    return wire.decode(header["v"], got, from_handle=lambda h: ("handle", h.id, h.type_name))
+    return values.decode(header["v"], got, from_handle=lambda h: ("handle", h.id, h.type_name))
 
 
 def same_array(a: np.ndarray, b: np.ndarray) -> None:
@@ -93,8 +93,8 @@ def strided_tensors(draw):
     dtype = draw(st.sampled_from(TORCH_DTYPES))
     shape = draw(st.lists(st.integers(0, 5), min_size=0, max_size=4))
     n = int(np.prod(shape)) if shape else 1
-    values = torch.arange(n).reshape(shape) if shape else torch.tensor(7)
-    t = (values % 2 == 1) if dtype == torch.bool else values.to(dtype)
+    base = torch.arange(n).reshape(shape) if shape else torch.tensor(7)
+    t = (base % 2 == 1) if dtype == torch.bool else base.to(dtype)
     for axis in range(t.dim()):
         if draw(st.booleans()) and t.shape[axis] > 1:
             t = t.narrow(axis, draw(st.integers(0, t.shape[axis] - 1)), 1)
@@ -121,7 +121,7 @@ def test_tensors_keep_layout_dtype_and_values(t):
         t.requires_grad,
     )
     assert torch.equal(got.detach(), t.detach())
-    _, span = wire._array_span(t.shape, t.stride(), 1)
+    _, span = values._array_span(t.shape, t.stride(), 1)
     assert got.untyped_storage().nbytes() == span * t.element_size()
 
 
@@ -131,15 +131,15 @@ def test_tensor_grad_leaf_and_grad_fn_cross():
     got = roundtrip(w)
     assert got.is_leaf and got.requires_grad and torch.equal(got.grad, torch.tensor([3.0, 3.0]))
     y = roundtrip(w * 2)
-    assert y.is_leaf and y.requires_grad and wire.grad_fn_name(y) == "MulBackward0"
-    assert wire.grad_fn_name(roundtrip(torch.ones(2))) is None
+    assert y.is_leaf and y.requires_grad and values.grad_fn_name(y) == "MulBackward0"
+    assert values.grad_fn_name(roundtrip(torch.ones(2))) is None
 
 
 def test_meta_tensor_carries_no_data():
     t = torch.empty(1000, 3, 1024, 1024, device="meta")
-    node, buffers = wire.encode(t)
+    node, buffers = values.encode(t)
     assert node["buf"] is None and buffers == []
-    got = wire.decode(node, buffers)
+    got = values.decode(node, buffers)
     assert got.device.type == "meta" and got.shape == t.shape
 
 
@@ -180,19 +180,19 @@ def test_subclasses_and_objects_become_handles():
     assert roundtrip({[1][0]: lambda: 1})[1][0] == "handle"
     assert roundtrip(np.array([object()], dtype=object))[0] == "handle"
     with pytest.raises(TypeError):
-        wire.encode(object())  # the judge's side has no handle table: nothing but data crosses
+        values.encode(object())  # the judge's side has no handle table: nothing but data crosses
 
 
 def frame(header_bytes: bytes, buffers=(), *, magic=b"AG", version=1) -> bytes:
     return struct.pack(">2sHI", magic, version, len(header_bytes)) + header_bytes + b"".join(buffers)
 
 
-def receive(data: bytes, caps=wire.DEFAULT_CAPS):
+def receive(data: bytes, caps=frames.DEFAULT_CAPS):
     a, b = socket.socketpair()
     with a, b:
         a.sendall(data)
         a.shutdown(socket.SHUT_WR)
-        return wire.Channel(b, caps=caps).recv(deadline=None)
+        return frames.Channel(b, caps=caps).recv(deadline=None)
 
 
 @pytest.mark.parametrize(
@@ -209,22 +209,22 @@ def receive(data: bytes, caps=wire.DEFAULT_CAPS):
     ],
 )
 def test_malformed_frames_are_refused(data):
-    with pytest.raises(wire.WireError):
+    with pytest.raises(frames.WireError):
         receive(data)
 
 
 def test_oversized_frames_are_refused_before_reading_them():
-    caps = wire.Caps(header_bytes=100, buffer_bytes=1000)
-    with pytest.raises(wire.WireError):
+    caps = frames.Caps(header_bytes=100, buffer_bytes=1000)
+    with pytest.raises(frames.WireError):
         receive(struct.pack(">2sHI", b"AG", 1, 10**9), caps)
-    with pytest.raises(wire.WireError):
+    with pytest.raises(frames.WireError):
         receive(frame(b'{"b": [100000]}'), caps)
-    with pytest.raises(wire.WireError):
-        wire.pack({"x": "y" * 200}, caps=caps)
+    with pytest.raises(frames.WireError):
+        frames.pack({"x": "y" * 200}, caps=caps)
 
 
 def test_truncated_frame_is_a_closed_channel():
-    with pytest.raises(wire.ChannelClosed):
+    with pytest.raises(frames.ChannelClosed):
         receive(frame(b'{"b": [10]}', [b"abc"]))
 
 
@@ -232,8 +232,8 @@ def test_deadline_ends_a_silent_read():
     import time
 
     a, b = socket.socketpair()
-    with a, b, pytest.raises(wire.Timeout):
-        wire.Channel(b).recv(deadline=time.monotonic() + 0.05)
+    with a, b, pytest.raises(frames.Timeout):
+        frames.Channel(b).recv(deadline=time.monotonic() + 0.05)
 
 
 @pytest.mark.parametrize(
@@ -289,21 +289,21 @@ def test_deadline_ends_a_silent_read():
     ],
 )
 def test_malformed_values_are_refused(node, buffers):
-    with pytest.raises(wire.WireError):
-        wire.decode(node, buffers)
+    with pytest.raises(frames.WireError):
+        values.decode(node, buffers)
 
 
 def test_deep_nesting_is_refused():
     value = []
     for _ in range(100):
         value = [value]
-    with pytest.raises(wire.WireError):
-        wire.encode(value)
+    with pytest.raises(frames.WireError):
+        values.encode(value)
     node = {"t": "list", "v": []}
     for _ in range(100):
         node = {"t": "list", "v": [node]}
-    with pytest.raises(wire.WireError):
-        wire.decode(json.loads(json.dumps(node)), [])
+    with pytest.raises(frames.WireError):
+        values.decode(json.loads(json.dumps(node)), [])
 
 
 def _tensor_node(offset: int, shape: list[int], stride: list[int], nbytes: int) -> tuple[dict, list[bytes]]:
@@ -336,34 +336,34 @@ def test_a_view_far_into_an_unsent_storage_is_refused_without_allocating_it():
     """Six one-element views at offset 2**28 - 1 (4 bytes sent each) once cost the judge 1.5 GB; now a protocol error."""
     before = _rss()
     for _ in range(6):
-        with pytest.raises(wire.WireError, match="not sent"):
-            wire.decode(*_tensor_node(2**28 - 1, [1], [1], 4))
+        with pytest.raises(frames.WireError, match="not sent"):
+            values.decode(*_tensor_node(2**28 - 1, [1], [1], 4))
     assert _rss() - before < 64 * 1024 * 1024
 
 
 def test_an_offset_inside_the_sent_bytes_decodes():
     node, buffers = _tensor_node(2, [2], [1], 16)
     buffers = [np.arange(4, dtype=np.float32).tobytes()]
-    got = wire.decode(node, buffers)
+    got = values.decode(node, buffers)
     assert got.tolist() == [2.0, 3.0] and got.storage_offset() == 2
 
 
 def test_a_zero_stride_view_claiming_more_than_the_call_cap_is_refused():
     node, buffers = _tensor_node(0, [2**20, 2**10], [0, 0], 4)
-    with pytest.raises(wire.WireError, match="claim over"):
-        wire.decode(node, buffers, caps=wire.Caps(call_bytes=1 << 30))
-    assert wire.decode(*_tensor_node(0, [1000, 10], [0, 0], 4)).shape == (1000, 10)
+    with pytest.raises(frames.WireError, match="claim over"):
+        values.decode(node, buffers, caps=frames.Caps(call_bytes=1 << 30))
+    assert values.decode(*_tensor_node(0, [1000, 10], [0, 0], 4)).shape == (1000, 10)
 
 
 def test_the_notebook_budget_spans_channels_and_stops_at_its_limit():
-    budget = wire.Budget(2500)
+    budget = frames.Budget(2500)
     pairs = [socket.socketpair() for _ in range(2)]
     try:
         for a, _ in pairs:
-            wire.Channel(a).send({"op": "x"}, [b"y" * 1500])
-        first, second = (wire.Channel(b, budget=budget) for _, b in pairs)
+            frames.Channel(a).send({"op": "x"}, [b"y" * 1500])
+        first, second = (frames.Channel(b, budget=budget) for _, b in pairs)
         first.recv(deadline=time.monotonic() + 5)
-        with pytest.raises(wire.WireError, match="limit per notebook"):
+        with pytest.raises(frames.WireError, match="limit per notebook"):
             second.recv(deadline=time.monotonic() + 5)
     finally:
         for a, b in pairs:

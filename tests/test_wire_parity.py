@@ -1,7 +1,7 @@
-"""The wire's schema is written twice: `wire.Encoder` (the judge's and the child's values) and
+"""The wire's schema is written twice: `wire.values.Encoder` (the judge's and the child's values) and
 `guard.SealedSnapshots.node` (a probe's evidence, encoded inside the sandbox by code that must not call
 back into patchable modules). Both must say the same: the same nodes and buffers for the same value, and
-the same value once `wire.Decoder` reads them; a view of a larger buffer is sealed as a compact copy."""
+the same value once `wire.values.Decoder` reads them; a view of a larger buffer is sealed as a compact copy."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autograder import guard, wire
+from autograder.child import guard
+from autograder.wire.values import Decoder, encode
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64, np.complex64]
 TORCH_DTYPES = [
@@ -96,18 +97,18 @@ def same(a, b) -> bool:
 @given(values)
 def test_sealed_evidence_and_the_wire_encode_a_value_alike(value):
     node, buffers = sealed(value)
-    theirs, their_buffers = wire.encode(value)
+    theirs, their_buffers = encode(value)
     assert json.dumps(node, sort_keys=True) == json.dumps(theirs, sort_keys=True)
     assert buffers == [bytes(b) for b in their_buffers]
-    assert same(wire.Decoder(buffers).decode(node), value)
+    assert same(Decoder(buffers).decode(node), value)
 
 
 @settings(max_examples=100, deadline=None)
 @given(views)
 def test_a_view_is_sealed_as_a_compact_copy_that_decodes_to_the_same_array(view):
     node, buffers = sealed(view)
-    theirs, their_buffers = wire.encode(view)
-    mine, decoded = wire.Decoder(buffers).decode(node), wire.Decoder(list(their_buffers)).decode(theirs)
+    theirs, their_buffers = encode(view)
+    mine, decoded = Decoder(buffers).decode(node), Decoder(list(their_buffers)).decode(theirs)
     assert same(mine, view) and same(decoded, view)
     assert len(buffers[node["buf"]]) == view.nbytes
 
@@ -115,5 +116,5 @@ def test_a_view_is_sealed_as_a_compact_copy_that_decodes_to_the_same_array(view)
 def test_a_strided_tensor_is_sealed_as_a_compact_copy():
     view = torch.arange(12.0).reshape(3, 4)[:, ::2]
     node, buffers = sealed(view)
-    assert node["stride"] == [2, 1] and same(wire.Decoder(buffers).decode(node), view)
-    assert wire.encode(view)[0]["stride"] == [4, 2]
+    assert node["stride"] == [2, 1] and same(Decoder(buffers).decode(node), view)
+    assert encode(view)[0]["stride"] == [4, 2]

@@ -8,7 +8,7 @@ use `course.probes.evidence`). Its reading turns that evidence into what the tes
 In a notebook (the student's kernel, nbval, stock nbgrader) both halves simply run here. Under the
 grader the test cell runs in the judge, which holds only a proxy of the student's callable: the grader
 runs the steps in a fresh sandboxed process next to the student's code, where each action's evidence
-is sealed and sent the moment it is taken (`autograder.guard`), and the reading runs in the judge on
+is sealed and sent the moment it is taken (`autograder.child.guard`), and the reading runs in the judge on
 what arrived. A probe's steps never decide anything; they only measure.
 """
 

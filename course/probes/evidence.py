@@ -1,7 +1,7 @@
 """What a probe may do to objects from the student's process, and how it reads them.
 
 A probe's verdict rests on measurements taken next to the student's code. The grader takes them in a
-sealed section (see `autograder.guard`), where no student code may run; this module is the small set
+sealed section (see `autograder.child.guard`), where no student code may run; this module is the small set
 of operations allowed there. Every one of them checks exact types first and reads objects only
 through C-level accessors (getset descriptors and method descriptors of immutable types, and
 `torch._C.TensorBase` methods under `DisableTorchFunction`), all bound here when the module is
@@ -208,7 +208,7 @@ def _contiguous(shape: tuple, itemsize: int) -> tuple:
 class Snapshots:
     """The operations a probe's sealed step may use, keeping copies of what it reads (a local kernel).
 
-    The grader's collector (`autograder.guard`) subclasses this and encodes `snap` results instead.
+    The grader's collector (`autograder.child.guard`) subclasses this and encodes `snap` results instead.
     """
 
     def snap(self, value: Any, depth: int = 0) -> Any:

@@ -19,7 +19,7 @@ from typing import Callable
 
 import nbformat
 
-from autograder import samples
+from autograder.authoring import samples
 
 LESSON = "01_tensors"
 SOURCE = Path(__file__).resolve().parents[2] / "source" / LESSON / f"{LESSON}.ipynb"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from autograder import samples
+from autograder.authoring import samples
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ FORGERIES: list[Forgery] = [
         "patch the grader's child-side code",
         "function body",
         "def normalize_channels(x):\n"
-        "    import autograder.guard as guard\n"
+        "    import autograder.child.guard as guard\n"
         "    guard.SealedSnapshots.snap = lambda self, value, depth=0: value\n"
         "    mean = x.mean(dim=(0, 2, 3), keepdim=True)\n"
         "    std = x.std(dim=(0, 2, 3), keepdim=True, correction=0)\n"
@@ -290,7 +290,7 @@ FORGERIES: list[Forgery] = [
         "read the grader's secrets",
         "function body",
         "def linear_weight_grad(x, w):\n"
-        "    import autograder.guard as guard\n"
+        "    import autograder.child.guard as guard\n"
         "    try:\n"
         "        secrets = guard._ENTRY['run_probe'].__defaults__\n"
         "    except Exception:\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import samples
+from autograder.authoring import samples
 
 ONE_EPOCH = '''class RunningMean:
     """The mean of the values added so far."""

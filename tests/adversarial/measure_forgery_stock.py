@@ -18,7 +18,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import commands, corpus, gradebook, stock
+from autograder import commands, stock
+from autograder.authoring import corpus
+from autograder.grades import gradebook
 from tests.adversarial.cases import write_case
 from tests.adversarial.forgery import all_forgeries
 from tests.adversarial.harness import LIMITS

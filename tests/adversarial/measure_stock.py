@@ -24,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import gradebook, stock
+from autograder.grades import gradebook
+from autograder import stock
 from tests.adversarial import harness
 from tests.adversarial.cases import CASES, LESSON, POINTS, Base, write_case
 

@@ -15,15 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from autograder import commands, gradebook, sandbox
+from autograder import commands
+from autograder.grades import gradebook
+from autograder.sandbox import capabilities
 from tests.adversarial import harness
 from tests.adversarial.cases import CASES, CONTROLS, LESSON, POINTS
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        bool(sandbox.missing_mechanisms()),
-        reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms()),
+        bool(capabilities.missing_mechanisms()),
+        reason="this machine lacks confinement: " + "; ".join(capabilities.missing_mechanisms()),
     ),
 ]
 

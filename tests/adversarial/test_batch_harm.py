@@ -16,15 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from autograder import commands, gradebook, sandbox
+from autograder import commands
+from autograder.grades import gradebook
+from autograder.sandbox import capabilities
 from tests.adversarial import harness
 from tests.adversarial.cases import CONTROLS, LESSON, Base, Case, after, full, nb_file
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        bool(sandbox.missing_mechanisms()),
-        reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms()),
+        bool(capabilities.missing_mechanisms()),
+        reason="this machine lacks confinement: " + "; ".join(capabilities.missing_mechanisms()),
     ),
 ]
 
@@ -90,7 +92,7 @@ print(open("/proc/1/environ", "rb").read() if os.path.exists("/proc/1/environ") 
 OFFSET_CLAIM = """\
 import torch
 try:
-    import autograder.wire as _w
+    import autograder.wire.values as _w
     _orig = _w.Encoder._tensor
     def _claim(self, value, depth):
         node = _orig(self, value, depth)
@@ -168,7 +170,7 @@ class Peaks:
                     cmd = Path(f"/proc/{kid}/cmdline").read_bytes()
                 except OSError:
                     continue
-                if b"bwrap" in cmd or b"autograder.zygote" in cmd:
+                if b"bwrap" in cmd or b"autograder.child.zygote" in cmd:
                     continue
                 self.judge = max(self.judge, self._rss(kid))
 
@@ -252,7 +254,7 @@ def test_limits_are_reported_in_the_summary_and_the_feedback(batch):
 
 def test_memory_over_the_limit_fails_that_cell_with_a_message_naming_it(batch):
     text = (batch["course"] / "autograded" / "many-processes" / LESSON / f"{LESSON}.ipynb").read_text()
-    if sandbox.capabilities().get("memory_cgroup"):
+    if capabilities.capabilities().get("memory_cgroup"):
         assert "memory_limit_mb" in text
 
 

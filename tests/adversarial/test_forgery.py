@@ -14,7 +14,11 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import commands, corpus, gradebook, samples, sandbox, scoring
+from autograder import commands
+from autograder.authoring import corpus, samples
+from autograder.grades import gradebook
+from autograder.rules import scoring
+from autograder.sandbox import capabilities
 from tests.adversarial.cases import write_case
 from tests.adversarial.forgery import all_forgeries
 from tests.adversarial.harness import LIMITS
@@ -28,8 +32,8 @@ LESSONS = sorted({f.lesson for f in FORGERIES} | {i.lesson for i in IDIOMS})
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        bool(sandbox.missing_mechanisms()),
-        reason="this machine lacks confinement: " + "; ".join(sandbox.missing_mechanisms()),
+        bool(capabilities.missing_mechanisms()),
+        reason="this machine lacks confinement: " + "; ".join(capabilities.missing_mechanisms()),
     ),
 ]
 

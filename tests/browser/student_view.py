@@ -40,7 +40,7 @@ async (root) => {
 
 def released_lessons() -> list[str]:
     """The released lessons, in course order (`lessons/ORDER`)."""
-    from autograder.authoring import course_order
+    from autograder.authoring.lessons import course_order
 
     found = [p.name for p in RELEASE.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))] if RELEASE.is_dir() else []
     return course_order(ROOT, found)

@@ -15,7 +15,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.samples import answered
+from autograder.authoring.samples import answered
 from student_view import ROOT, StudentView, artifacts_dir, released_lessons, wrong_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -15,7 +15,7 @@ import re
 import nbformat
 import pytest
 
-from autograder import corpus, leaks, samples
+from autograder.authoring import corpus, leaks, samples
 from course_exchange import feedback
 from course_exchange.policy import Policy
 from course_exchange.receipt import Attempt, Grader

@@ -12,7 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import attempts, commands, corpus, gradebook, samples
+from autograder.grades import attempts, gradebook
+from autograder import commands
+from autograder.authoring import corpus, samples
 from course_exchange import feedback
 from course_exchange.client import Client, RequestRefused
 from course_exchange.policy import parse_time

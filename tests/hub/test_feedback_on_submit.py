@@ -22,7 +22,7 @@ import time
 import nbformat
 import pytest
 
-from autograder import corpus, samples
+from autograder.authoring import corpus, samples
 from course_exchange import feedback
 from course_exchange.client import RequestRefused
 from tests.hub.lab import AssignmentsTab, UserLab, log_in

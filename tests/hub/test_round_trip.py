@@ -26,7 +26,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import corpus, samples
+from autograder.authoring import corpus, samples
 from course_exchange.client import RequestRefused
 from tests.browser.student_view import notebook_cells, wrong_answer
 from tests.hub.hub import COURSE_ID, run_as

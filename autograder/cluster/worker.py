@@ -1,0 +1,221 @@
+"""Grading on a Dask cluster, the workers' side: a warm pool per worker, and the task that uses it.
+
+`PoolPlugin` is registered once on the scheduler; it starts on every worker (those that join later
+too) a warm pool in a process tree of its own (`python -m autograder.cluster.pool_server`): the Dask
+worker is threaded, and no process is forked from it. The task `grade_on_worker` hands its jobs (a
+few notebooks per task, so the scheduler's cost per task is shared) to that pool one after another and
+returns the judges' JSON results as one text, each naming the worker. A worker refuses jobs
+(and the coordinator stops the run, `autograder/cluster.py`) when it lacks a confinement layer and
+the instructor did not allow a weak sandbox, when its pool did not start, or when it runs other
+grader code than the coordinator.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+
+from distributed import WorkerPlugin
+
+from autograder.judge.jobs import IDENT, failed_result
+
+PLUGIN_NAME = "autograder-pool"
+POOL_START_TIMEOUT = 600.0  # a cold machine imports torch twice (zygote and judges)
+POOL_STOP_TIMEOUT = 30.0  # for the pool's process to exit when its worker closes
+POLL_S = 5.0  # how often a job waiting for its answer checks that the pool is alive
+
+
+class _PoolProcess:
+    """One `cluster.pool_server` process and the jobs waiting on its answers."""
+
+    def __init__(self, workers: int, threads: int) -> None:
+        argv = [
+            sys.executable,
+            "-m",
+            "autograder.cluster.pool_server",
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+        ]
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tempfile.gettempdir(), text=True, encoding="utf-8"
+        )
+        self.hello: dict | None = None
+        self.ready = threading.Event()
+        self.lock = threading.Lock()
+        self.write_lock = threading.Lock()
+        self.waiters: dict[tuple, list[queue.SimpleQueue]] = {}
+        threading.Thread(target=self._read, name="autograder-pool-reader", daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if self.hello is None:
+                self.hello = (
+                    message if isinstance(message, dict) else {"error": "the grading pool said nothing sensible"}
+                )
+                self.ready.set()
+                continue
+            ident = tuple(message.get("job" if k == "key" else k) for k in IDENT)
+            with self.lock:
+                waiting = self.waiters.get(ident)
+                answer = waiting.pop(0) if waiting else None
+                if waiting == []:
+                    del self.waiters[ident]
+            if answer is not None:
+                answer.put(message)
+        if self.hello is None:
+            self.hello = {"error": f"the grading pool stopped while starting (exit status {self.proc.wait()})"}
+        self.ready.set()
+        with self.lock:
+            stranded = [answer for waiting in self.waiters.values() for answer in waiting]
+            self.waiters.clear()
+        for answer in stranded:
+            answer.put(None)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def grade(self, job: dict, text: str) -> dict | None:
+        """The result of one job; None when the pool stopped before answering."""
+        ident = tuple(job[k] for k in IDENT)
+        answer: queue.SimpleQueue = queue.SimpleQueue()
+        with self.lock:
+            self.waiters.setdefault(ident, []).append(answer)
+        try:
+            with self.write_lock:
+                self.proc.stdin.write(text + "\n")
+                self.proc.stdin.flush()
+        except OSError:
+            with self.lock:
+                waiting = self.waiters.get(ident, [])
+                if answer in waiting:
+                    waiting.remove(answer)
+            return None
+        while True:
+            try:
+                return answer.get(timeout=POLL_S)
+            except queue.Empty:
+                if not self.alive():
+                    return None
+
+    def stop(self, timeout: float = POOL_STOP_TIMEOUT) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class PoolHost:
+    """A worker's grading pool: started once, started again if it stopped."""
+
+    def __init__(self, *, workers: int, threads: int, name: str) -> None:
+        self.workers, self.threads, self.name = workers, threads, name
+        self.lock = threading.Lock()
+        self.current: _PoolProcess | None = None
+
+    def process(self) -> _PoolProcess:
+        with self.lock:
+            if self.current is None or not self.current.alive():
+                self.current = _PoolProcess(self.workers, self.threads)
+            return self.current
+
+    def grade(self, text: str) -> str:
+        """The JSON result of one job (JSON text), naming this worker; or why it refuses the job."""
+        job = json.loads(text)
+        pool = self.process()
+        if pool.ready.wait(POOL_START_TIMEOUT):
+            refused = refusal(pool.hello or {}, job, self.name)
+        else:
+            refused = f"worker {self.name}: its grading pool did not start within {POOL_START_TIMEOUT:g} s"
+        if refused:
+            return json.dumps({"refused": refused, "worker": self.name})
+        result = pool.grade(job, text)
+        if result is None:
+            result = failed_result(job, f"the grading pool of worker {self.name} stopped while grading this notebook")
+        result["worker"] = self.name
+        return json.dumps(result)
+
+    def stop(self) -> None:
+        with self.lock:
+            current, self.current = self.current, None
+        if current is not None:
+            current.stop()
+
+
+def refusal(hello: dict, job: dict, name: str) -> str | None:
+    """Why the worker `name`, whose pool introduced itself with `hello`, may not grade `job`; None if it may."""
+    if hello.get("error"):
+        return f"worker {name}: {hello['error']}"
+    if hello.get("code") != job.get("code"):
+        return (
+            f"worker {name} runs other grader code (the autograder and course packages) than the "
+            "coordinator: install the same version of the course on every worker"
+        )
+    if hello.get("missing") and not job.get("allow_weak_sandbox"):
+        return (
+            f"worker {name} refuses to run student code: it lacks "
+            + "; ".join(hello["missing"])
+            + ". Give every worker full confinement (see `autograder sandbox-check` there), or pass "
+            "--allow-weak-sandbox to grade anyway"
+        )
+    return None
+
+
+class PoolPlugin(WorkerPlugin):
+    """Starts each worker's grading pool when the worker starts (or when the plugin is registered)."""
+
+    idempotent = True  # a second coordinator's registration leaves the running pools alone
+    name = PLUGIN_NAME
+
+    def setup(self, worker) -> None:
+        nthreads = max(1, int(worker.state.nthreads))
+        self.host = PoolHost(workers=nthreads, threads=max(1, (os.cpu_count() or 1) // nthreads), name=str(worker.name))
+        self.host.process()
+
+    async def teardown(self, worker) -> None:
+        import asyncio
+
+        host = getattr(self, "host", None)
+        if host is not None:
+            await asyncio.get_running_loop().run_in_executor(None, host.stop)
+
+
+def grade_on_worker(text: str) -> str:
+    """The Dask task: grade its jobs (a JSON array of jobs) in this worker's pool, one after another; their
+    results as one JSON array text, in the same order. A refusal ends the task (the coordinator stops the
+    run). Never raises."""
+    name = "?"
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        name = str(worker.name)
+        plugin = worker.plugins.get(PLUGIN_NAME)
+        if plugin is None:
+            return json.dumps(
+                [{"refused": f"worker {name} has no grading pool (its plugin is missing)", "worker": name}]
+            )
+        results = []
+        for job in json.loads(text):
+            answer = plugin.host.grade(json.dumps(job))
+            results.append(answer)
+            if '"refused"' in answer and "refused" in json.loads(answer):
+                break
+        return "[" + ",".join(results) + "]"
+    except Exception as exc:
+        return json.dumps([{"refused": f"worker {name} failed to grade: {type(exc).__name__}: {exc}", "worker": name}])

@@ -1,0 +1,205 @@
+"""The coordinator's records of graded notebooks (.autograder/results/STUDENT/ASSIGNMENT/NOTEBOOK.json),
+and its own writes: atomic, and tried again when the disk is full for a moment.
+
+A record is what lets a re-run reuse a notebook's result. Writing one file per notebook (a directory
+or two, a temporary file, a rename) costs more than the rest of recording a result, so the grading
+loop does not wait for it: `RecordWriter.add` appends the record as one line to this run's journal
+(a write to a file already open, which survives the run being killed) and a thread beside the loop
+writes the record's own file. The journal is removed once each of its lines is in its file; the
+journal of a run that was killed is folded into the files by the next run, before it plans.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import functools
+import json
+import os
+import queue
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+RESULTS = "results"
+JOURNAL_PREFIX = ".journal-"
+
+# Errors of the grader's own writes that may pass (a full disk, descriptors run out), and the pauses before each new try.
+TRANSIENT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE)
+RETRY_PAUSES = (0.2, 0.5)
+IDENTITY = ("student", "assignment", "notebook")
+
+
+def retrying(write, *args):
+    """`write(*args)`, tried again after each of `RETRY_PAUSES` while it fails with one of `TRANSIENT_ERRNOS`."""
+    for pause in (*RETRY_PAUSES, None):
+        try:
+            return write(*args)
+        except OSError as exc:
+            if exc.errno not in TRANSIENT_ERRNOS or pause is None:
+                raise
+            time.sleep(pause)
+
+
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Replace `path` with `text` at once (never half written); `durable` waits for the disk first. A write that
+    fails leaves no temporary file holding the space it took.
+
+    Records and autograded/ are not durable: a record lost to a power cut is graded again, and
+    writes the same gradebook rows again (every write there finds what exists first)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_retrying(path: Path, text: str, *, durable: bool = True) -> None:
+    """`write_atomic`, tried again when the disk is full or descriptors ran out."""
+    retrying(functools.partial(write_atomic, durable=durable), path, text)
+
+
+def one_line(exc: BaseException) -> str:
+    """An error as one line: SQLAlchemy's first line (the database's own message), an OSError's errno and text."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def record_path(state: Path, job: dict) -> Path:
+    """Where the record of a job (or of a result, which names the same notebook) is kept."""
+    return state / RESULTS / job["student"] / job["assignment"] / f"{job['notebook']}.json"
+
+
+def read_record(state: Path, job: dict) -> dict:
+    """The record kept for a job's notebook ({} when there is none, or it cannot be read)."""
+    try:
+        record = json.loads(record_path(state, job).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def all_records(state: Path) -> list[dict]:
+    """Every record kept under `state` (for the report's timings and for tests), in path order."""
+    found = []
+    for path in sorted((state / RESULTS).glob("*/*/*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            found.append(record)
+    return found
+
+
+def _names_a_notebook(record) -> bool:
+    """Whether a journal line names its notebook with plain folder names (it came from this grader;
+    the check keeps a damaged line from writing outside results/)."""
+    return isinstance(record, dict) and all(
+        isinstance(record.get(k), str)
+        and record[k] not in ("", ".", "..")
+        and "/" not in record[k]
+        and "\0" not in record[k]
+        for k in IDENTITY
+    )
+
+
+def fold_leftovers(state: Path) -> int:
+    """Write into their files the records in journals left by runs that were killed (a journal no live
+    run holds), then remove those journals; the records written. A torn last line is left out: its
+    notebook is graded again."""
+    folder = state / RESULTS
+    written = 0
+    for journal in sorted(folder.glob(JOURNAL_PREFIX + "*")) if folder.is_dir() else []:
+        try:
+            fh = open(journal, "rb")
+        except OSError:
+            continue
+        with fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a run that is still going
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if _names_a_notebook(record):
+                    retrying(_write_record, record_path(state, record), line.decode("utf-8").rstrip("\n"))
+                    written += 1
+            journal.unlink()
+    return written
+
+
+def _write_record(path: Path, text: str) -> None:
+    write_atomic(path, text, durable=False)
+
+
+class RecordWriter:
+    """This run's records: `add` puts one in the journal at once and queues its file for the thread;
+    `close` waits for every file, then removes the journal (kept, for the next run to fold, when a
+    file could not be written)."""
+
+    def __init__(self, state: Path) -> None:
+        self.state = state
+        self._journal: Path | None = None
+        self._fh = None
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.failed: list[str] = []  # why a record's file could not be written (its line stays in the journal)
+
+    def add(self, result: dict, text: str) -> None:
+        """Keep `text`, the JSON of `result`: in the journal now (an OSError here means it is not kept),
+        in its own file soon."""
+        if self._fh is None:
+            folder = self.state / RESULTS
+            folder.mkdir(parents=True, exist_ok=True)
+            self._journal = folder / f"{JOURNAL_PREFIX}{time.time_ns()}-{os.getpid()}-{threading.get_ident()}"
+            self._fh = open(self._journal, "a", encoding="utf-8")
+            fcntl.flock(self._fh, fcntl.LOCK_EX)
+            self._thread = threading.Thread(target=self._write_files, name="records", daemon=True)
+            self._thread.start()
+        retrying(self._append, text + "\n")
+        self._queue.put((record_path(self.state, result), text))
+
+    def _append(self, line: str) -> None:
+        self._fh.write(line)
+        self._fh.flush()
+
+    def _write_files(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            path, text = item
+            try:
+                retrying(_write_record, path, text)
+            except OSError as exc:
+                self.failed.append(f"{path.name}: {exc}")
+
+    def close(self) -> None:
+        """Wait for the files; remove the journal when every record is in its file."""
+        if self._fh is None:
+            return
+        self._queue.put(None)
+        self._thread.join()
+        try:
+            if not self.failed:
+                self._journal.unlink()
+        finally:
+            self._fh.close()
+            self._fh = None
