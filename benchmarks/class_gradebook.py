@@ -43,7 +43,7 @@ from tqdm import tqdm  # noqa: E402
 from autograder import commands  # noqa: E402
 from autograder.grades import gradebook  # noqa: E402
 from tests.conftest import copy_course, use_gradebook  # noqa: E402
-from tests.servers import PostgreSQL  # noqa: E402
+from tests.support.servers import PostgreSQL  # noqa: E402
 
 BATCH = 500  # submissions per transaction
 

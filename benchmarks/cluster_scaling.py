@@ -55,7 +55,7 @@ from autograder.coordinator import grader  # noqa: E402
 from autograder.cluster.worker import PLUGIN_NAME  # noqa: E402
 from grading_speed import build_class  # noqa: E402
 from tests.conftest import copy_course, use_gradebook  # noqa: E402
-from tests.servers import DaskCluster, PostgreSQL, make_certificates, tls_config  # noqa: E402
+from tests.support.servers import DaskCluster, PostgreSQL, make_certificates, tls_config  # noqa: E402
 
 MACHINE_CORES = 16
 MACHINES = (1, 2, 4, 8, 16, 32, 64)

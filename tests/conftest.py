@@ -40,7 +40,7 @@ def course_copy(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def postgres():
     """A real PostgreSQL server for the session (Debian's package), stopped at the end."""
-    from tests.servers import PostgreSQL, missing
+    from tests.support.servers import PostgreSQL, missing
 
     try:
         server = PostgreSQL()

@@ -151,6 +151,102 @@ def test_the_private_name_check_sees_imports_and_attributes(tmp_path):
     assert private == [("autograder.b", "autograder.a", "_secret"), ("autograder.c", "autograder.a", "_secret")]
 
 
+# The grader's packages and the packages each may import (besides itself, the standard library and
+# third-party ones): the process and trust boundaries as code. The child side, which runs beside
+# student code, holds nothing of the judge's or the coordinator's; the wire and the rules depend on
+# no other part of the grader; nothing the coordinator uses reaches back into it.
+PACKAGE_IMPORTS = {
+    "autograder.rules": set(),
+    "autograder.config": {"autograder.rules"},
+    "autograder.wire": {"course"},
+    "autograder.sandbox": {"autograder.config"},
+    "autograder.child": {"autograder.config", "autograder.sandbox", "autograder.wire", "course"},
+    "autograder.judge": {
+        "autograder.child",
+        "autograder.config",
+        "autograder.rules",
+        "autograder.sandbox",
+        "autograder.wire",
+        "course",
+        "instructor",
+    },
+    "autograder.cluster": {"autograder.config", "autograder.judge", "autograder.sandbox"},
+    "autograder.grades": {"autograder.config", "autograder.rules"},
+    "autograder.coordinator": {
+        "autograder.cluster",
+        "autograder.config",
+        "autograder.grades",
+        "autograder.judge",
+        "autograder.rules",
+    },
+    "autograder.authoring": {"autograder.rules"},
+}
+
+
+def package_of(module: str, mods: dict[str, Path]) -> str:
+    """A module's package as PACKAGE_IMPORTS names it: `autograder.judge` for `autograder.judge.pool` and for
+    `autograder.judge` itself; `autograder` for the modules at the top (`autograder.cli`); the top-level
+    name for everything else (`course` for `course.probes.core`)."""
+    parts = module.split(".")
+    if parts[0] != "autograder" or len(parts) == 1:
+        return parts[0]
+    if len(parts) > 2 or mods[module].name == "__init__.py":
+        return ".".join(parts[:2])
+    return "autograder"
+
+
+def package_edges(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """{package: the other packages its modules import}."""
+    edges, _ = imports(mods)
+    found: dict[str, set[str]] = {}
+    for name, targets in edges.items():
+        for target in targets:
+            here, there = package_of(name, mods), package_of(target, mods)
+            if here != there:
+                found.setdefault(here, set()).add(there)
+    return found
+
+
+def test_no_cycle_between_packages():
+    assert cycles(package_edges(modules())) == []
+
+
+def test_each_package_imports_only_what_its_boundary_allows():
+    found = package_edges(modules())
+    wrong = {
+        package: sorted(found.get(package, set()) - allowed)
+        for package, allowed in PACKAGE_IMPORTS.items()
+        if found.get(package, set()) - allowed
+    }
+    assert wrong == {}
+
+
+def test_every_package_is_in_the_table_and_says_what_it_is_for():
+    packages = sorted(p.parent for p in (ROOT / "autograder").glob("*/__init__.py"))
+    assert sorted(f"autograder.{p.name}" for p in packages) == sorted(PACKAGE_IMPORTS)
+    for package in packages:
+        tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+        purpose = ast.get_docstring(tree) or ""
+        assert purpose and len(tree.body) == 1, f"{package.name}/__init__.py: a purpose and nothing else"
+        assert len(purpose.splitlines()) == 1, f"{package.name}: one line"
+
+
+def test_the_boundary_check_sees_a_forbidden_import(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "autograder/__init__.py": "",
+            "autograder/child/__init__.py": '"""x"""',
+            "autograder/child/runner.py": "def f():\n    from autograder.judge import verdict\n",
+            "autograder/judge/__init__.py": '"""x"""',
+            "autograder/judge/verdict.py": "from autograder.child import runner\n",
+        },
+    )
+    edges = package_edges(modules(tmp_path))
+    assert edges == {"autograder.child": {"autograder.judge"}, "autograder.judge": {"autograder.child"}}
+    assert cycles(edges) == [["autograder.child", "autograder.judge"]]
+
+
 CLOCKS = ("time.monotonic", "time.time", "time.perf_counter")
 
 

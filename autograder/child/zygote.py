@@ -15,7 +15,6 @@ coordinator's socket closes, it kills its children and exits.
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shutil
@@ -25,32 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.wire.control import recv_message, send_message
 from autograder.wire.ops import ZygoteOp
-
-CONTROL_BYTES = 64 * 1024
-
-
-def send_message(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
-    data = json.dumps(message).encode()
-    if fds:
-        socket.send_fds(sock, [data], list(fds))
-    else:
-        sock.send(data)
-
-
-def recv_message(sock: socket.socket, *, max_fds: int = 2) -> tuple[dict | None, list[int]]:
-    """One message and the descriptors sent with it; (None, []) when the peer closed."""
-    data, fds, _, _ = socket.recv_fds(sock, CONTROL_BYTES, max_fds)
-    if not data:
-        for fd in fds:
-            os.close(fd)
-        return None, []
-    try:
-        message = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        message = {}
-    return (message if isinstance(message, dict) else {}), fds
-
 
 # Imported on first use by what lessons do (drawing a figure, an error's traceback, the benchmark timer):
 # loaded once here rather than in every notebook's process.

@@ -19,7 +19,8 @@ from tqdm import tqdm
 
 from autograder.config import settings
 from autograder.config.limits import Limits
-from autograder.coordinator import plan, records
+from autograder.coordinator import plan
+from autograder.grades import records
 from autograder.coordinator.plan import Submission
 from autograder.coordinator.recorder import Recorder
 from autograder.grades import gradebook

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.config.limits import Limits, as_dict
-from autograder.coordinator import records
+from autograder.grades import records
 from autograder.grades import gradebook
 from autograder.rules import scoring
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from autograder.config import settings
-from autograder.coordinator import records
+from autograder.grades import records
 from autograder.coordinator.plan import Submission
 from autograder.grades import gradebook
 from autograder.rules import scoring

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from autograder.grades import attempts, gradebook
 from autograder.rules import items
-from autograder.coordinator import records
+from autograder.grades import records
 
 LESSON_NUMBER = re.compile(r"^\s*lesson\s+\d+\s*[:.-]\s*", re.IGNORECASE)
 TOO_HARD = 0.2

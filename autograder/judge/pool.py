@@ -22,7 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
-from autograder.child import zygote
+from autograder.wire import control
 from autograder.config.limits import Limits, from_dict
 from autograder.judge import jobs
 from autograder.sandbox import bwrap, capabilities, cgroup, layers
@@ -83,7 +83,7 @@ class JudgePool:
             self.judges.append(self._start_judge())
         master.settimeout(self.limits.pool_start_timeout)
         try:
-            ready, _ = zygote.recv_message(master)
+            ready, _ = control.recv_message(master)
         except (socket.timeout, OSError):
             ready = None
         if not ready or not ready.get("ready"):
@@ -105,7 +105,7 @@ class JudgePool:
 
         judge_sees = cuda_devices_in_a_fork()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        zygote.send_message(self.master, {"op": ZygoteOp.ADD}, [theirs.fileno()])
+        control.send_message(self.master, {"op": ZygoteOp.ADD}, [theirs.fileno()])
         theirs.close()
         self._ack_adds(self._unacked + 1)
         self._unacked = 0
@@ -136,7 +136,7 @@ class JudgePool:
         judge_group = self.groups.create(f"judge-{slot}", self.limits.judge_memory_mb)
         sandbox_group = self.groups.create(f"sandbox-{slot}", self.limits.memory_mb)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        zygote.send_message(self.master, {"op": ZygoteOp.ADD}, [mine.fileno()])
+        control.send_message(self.master, {"op": ZygoteOp.ADD}, [mine.fileno()])
         mine.close()
         job_r, job_w = os.pipe()
         result_r, result_w = os.pipe()
@@ -181,7 +181,7 @@ class JudgePool:
 
     def _ack_adds(self, count: int) -> None:
         for _ in range(count):
-            zygote.recv_message(self.master)
+            control.recv_message(self.master)
 
     def run(self, todo, limits=None, *, incoming=None) -> "iter[dict]":
         """Grade the jobs of `todo` (any iterable, read as judges free up); `limits` bound each job's time (by

@@ -7,11 +7,10 @@ import socket
 import time
 from typing import Any
 
-from autograder.child import zygote
 from autograder.config.limits import as_dict
 from autograder.judge import slicing
 from autograder.judge.connection import Connection, SandboxDied
-from autograder.wire import frames
+from autograder.wire import control, frames
 from autograder.wire.ops import ChildOp, ZygoteOp
 from autograder.wire.seal import TamperDetected
 
@@ -66,12 +65,12 @@ class Session:
         try:
             if self.memory is not None:
                 fds.append(self.memory.procs_fd())
-            zygote.send_message(
+            control.send_message(
                 self.control,
                 {"op": ZygoteOp.FORK, "limits": as_dict(self.limits), "allow_weak": self.allow_weak},
                 fds,
             )
-            reply, _ = zygote.recv_message(self.control)
+            reply, _ = control.recv_message(self.control)
         finally:
             theirs.close()
             for fd in fds[1:]:
@@ -113,8 +112,8 @@ class Session:
         if self.conn is not None:
             self.events += self.conn.take_events()
         if self.pid is not None:
-            zygote.send_message(self.control, {"op": ZygoteOp.KILL, "pid": self.pid})
-            zygote.recv_message(self.control)
+            control.send_message(self.control, {"op": ZygoteOp.KILL, "pid": self.pid})
+            control.recv_message(self.control)
             self.pid = None
         if self.channel is not None:
             self.channel.close()

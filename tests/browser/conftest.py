@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from student_view import RELEASE, ROOT, released_lessons
-from tests.servers import free_port
+from tests.support.servers import free_port
 
 STUDENT_CONFIG = ROOT / "student" / "jupyter"
 

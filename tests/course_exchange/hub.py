@@ -20,7 +20,7 @@ import urllib.request
 from pathlib import Path
 
 from course_exchange.hubconfig import SERVICE, SERVER_SCOPES, client_url
-from tests.servers import free_port, stop_process
+from tests.support.servers import free_port, stop_process
 
 COURSE = "pytorch-tensors"
 STUDENTS = ("ada", "ben")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from course_exchange.client import Client
 from course_exchange.hubconfig import client_url
-from tests.servers import free_port
+from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"

@@ -14,12 +14,14 @@ from tests.conftest import ROOT
 
 
 class GuardedChild:
-    """`tests.child_server` on a socket, unconfined, armed with a fresh key; `deadline` bounds each wait."""
+    """`tests.support.child_server` on a socket, unconfined, armed with a fresh key; `deadline` bounds each wait."""
 
     def __init__(self, *, setup: str | None = None):
         mine, theirs = socket.socketpair()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.child_server", str(theirs.fileno())], pass_fds=[theirs.fileno()], cwd=ROOT
+            [sys.executable, "-m", "tests.support.child_server", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            cwd=ROOT,
         )
         theirs.close()
         self.channel = frames.Channel(mine)

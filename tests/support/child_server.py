@@ -2,7 +2,7 @@
 
 It warms up as the zygote does (so the guard is installed), then serves one channel.
 
-    python -m tests.child_server FD
+    python -m tests.support.child_server FD
 """
 
 from __future__ import annotations

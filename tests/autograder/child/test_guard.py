@@ -7,7 +7,7 @@ import os
 import pytest
 
 from autograder.wire import seal
-from tests.children import GuardedChild
+from tests.support.children import GuardedChild
 from tests.conftest import ROOT
 
 

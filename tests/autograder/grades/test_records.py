@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.coordinator import records
+from autograder.grades import records
 
 
 def result(student: str, notebook: str = "nb", **extra) -> dict:
@@ -45,7 +45,7 @@ def test_a_writer_that_adds_nothing_leaves_nothing(tmp_path):
 KILLED_RUN = """
 import json, os, signal, sys
 from pathlib import Path
-from autograder.coordinator import records
+from autograder.grades import records
 writer = records.RecordWriter(Path(sys.argv[1]))
 for i in range(int(sys.argv[2])):
     r = {"student": f"s{i}", "assignment": "ps1", "notebook": "nb", "job": f"key-s{i}"}

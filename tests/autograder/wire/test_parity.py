@@ -1,7 +1,8 @@
-"""The wire's schema is written twice: `wire.values.Encoder` (the judge's and the child's values) and
-`guard.SealedSnapshots.node` (a probe's evidence, encoded inside the sandbox by code that must not call
-back into patchable modules). Both must say the same: the same nodes and buffers for the same value, and
-the same value once `wire.values.Decoder` reads them; a view of a larger buffer is sealed as a compact copy."""
+"""The wire's schema is declared once (`wire.values.SCHEMA`, which the decoder checks first) and written by
+two encoders: `wire.values.Encoder` (the judge's and the child's values) and `guard.SealedSnapshots.node`
+(a probe's evidence, encoded inside the sandbox by code that must not call back into patchable modules).
+Both must keep to the schema and say the same: the same nodes and buffers for the same value, and the
+same value once `wire.values.Decoder` reads them; a view of a larger buffer is sealed as a compact copy."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ import json
 import math
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from autograder.child import guard
-from autograder.wire.values import Decoder, encode
+from autograder.wire import frames
+from autograder.wire.values import SCHEMA, Decoder, encode
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64, np.complex64]
 TORCH_DTYPES = [
@@ -72,6 +75,16 @@ def sealed(value):
     return guard.SealedSnapshots().node(value, buffers), [bytes(b) for b in buffers]
 
 
+def off_schema(node) -> list[str]:
+    """Every node under `node` whose keys are not its tag's in `SCHEMA`."""
+    if isinstance(node, list):
+        return [bad for item in node for bad in off_schema(item)]
+    if not isinstance(node, dict):
+        return []
+    found = [] if node.keys() == SCHEMA.get(node.get("t"), set()) | {"t"} else [json.dumps(node)[:200]]
+    return found + [bad for key, value in node.items() if key != "t" for bad in off_schema(value)]
+
+
 def same(a, b) -> bool:
     """Equal values of exactly the same types, dtypes, shapes and flags (NaN equal to NaN)."""
     if type(a) is not type(b):
@@ -98,9 +111,19 @@ def same(a, b) -> bool:
 def test_sealed_evidence_and_the_wire_encode_a_value_alike(value):
     node, buffers = sealed(value)
     theirs, their_buffers = encode(value)
+    assert off_schema(node) == off_schema(theirs) == []
     assert json.dumps(node, sort_keys=True) == json.dumps(theirs, sort_keys=True)
     assert buffers == [bytes(b) for b in their_buffers]
     assert same(Decoder(buffers).decode(node), value)
+
+
+def test_every_tag_of_the_schema_is_written_and_read():
+    """Each tag the schema declares has a decoder, and a node with a key too many or too few is refused."""
+    assert all(callable(getattr(Decoder, f"_d_{tag}", None)) for tag in SCHEMA)
+    node, _ = encode(1.5)
+    for wrong in (dict(node, extra=1), {"t": "float"}):
+        with pytest.raises(frames.WireError, match="has keys"):
+            Decoder([]).decode(wrong)
 
 
 @settings(max_examples=100, deadline=None)

@@ -8,7 +8,7 @@ import pytest
 
 from autograder.judge import connection
 from autograder.judge.verdict import Verdict, free_names, run_test
-from tests.children import GuardedChild
+from tests.support.children import GuardedChild
 
 STUDENT = """
 import os

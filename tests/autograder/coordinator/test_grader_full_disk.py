@@ -20,7 +20,7 @@ import pytest
 from autograder import commands
 from autograder.grades import gradebook
 from tests.conftest import ROOT
-from tests.test_engine import FULL, LESSON, TINY, edit_cell, make_course, notebooks, submit
+from tests.autograder.coordinator.test_grader import FULL, LESSON, TINY, edit_cell, make_course, notebooks, submit
 
 pytestmark = pytest.mark.slow
 
@@ -180,7 +180,7 @@ def test_a_full_gradebook_disk_fails_each_submission_with_a_reason_and_a_rerun_r
 EXHAUST = textwrap.dedent("""
     import errno, json, os, resource, sys, threading, time
     from pathlib import Path
-    from autograder.coordinator import records
+    from autograder.grades import records
 
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     held = []

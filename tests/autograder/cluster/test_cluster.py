@@ -32,7 +32,7 @@ from autograder.authoring import samples
 from autograder.coordinator import grader
 from autograder.judge import jobs
 from tests.conftest import ROOT, copy_course, use_gradebook
-from tests.servers import DaskCluster, free_port, make_certificates, stop_process, tls_config, tls_env
+from tests.support.servers import DaskCluster, free_port, make_certificates, stop_process, tls_config, tls_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 LESSONS = ["01_tensors", "02_dtype", "04_numpy"]
