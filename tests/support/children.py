@@ -10,6 +10,7 @@ import time
 
 from autograder.judge import connection
 from autograder.wire import frames
+from autograder.wire.ops import ChildOp
 from tests.conftest import ROOT
 
 
@@ -29,7 +30,7 @@ class GuardedChild:
         self.conn = connection.Connection(
             self.channel, on_death=self.proc.kill, deadline=lambda: self.deadline, key=os.urandom(32)
         )
-        self.channel.send({"op": "arm", "key": self.conn.key.hex()})
+        self.channel.send({"op": ChildOp.ARM, "key": self.conn.key.hex()})
         assert "value" in self.conn.recv(self.deadline)[0]
         if setup is not None:
             reply, _ = self.run_cell(setup)
@@ -38,7 +39,7 @@ class GuardedChild:
     def run_cell(self, source: str, *, timeout: float = 60) -> tuple[dict, list[str]]:
         """Run a notebook cell; its reply and the tampering events it caused."""
         self.deadline = time.monotonic() + timeout
-        self.channel.send({"op": "cell", "source": source})
+        self.channel.send({"op": ChildOp.CELL, "source": source})
         reply, _, sealed = self.conn.recv(self.deadline)
         assert not sealed and reply["status"] in ("ok", "error"), reply
         return reply, self.conn.take_events()
