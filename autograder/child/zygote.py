@@ -3,12 +3,13 @@
 It imports torch, NumPy, IPython and the course package once, builds an IPython shell, starts no
 thread, and then only forks. Judges talk to it over SOCK_SEQPACKET control sockets with small JSON
 messages: `fork` (with the child's channel passed as a file descriptor) answers the child's pid;
-`kill` stops a child and everything it started and answers at once: the child's scratch folder is a
+`kill` stops a child (one the same judge asked for) and everything it started and answers at once: the child's scratch folder is a
 tmpfs of its own that the kernel frees with it, and whatever a weak sandbox left in the folder is
 removed by a small cleaner process, never in the fork loop. A `fork` may carry a second descriptor,
 the `cgroup.procs` of the judge's notebook memory cgroup, which the child joins before anything
-else. The coordinator's own control socket also hands it new judge sockets (`add`). When the
-coordinator's socket closes, it kills its children and exits.
+else. The coordinator's own control socket also hands it new judge sockets (`add`). When a judge's
+socket closes (the judge died or was stopped), its children are killed; when the coordinator's
+closes, it kills every child and exits.
 
     python -m autograder.child.zygote CONTROL_FD THREADS [EXTRA_ENV_NAMES]
 """
@@ -194,6 +195,11 @@ def _stop(pid: int, weak: bool) -> None:
         pass
 
 
+def _owned(children: dict, pid: object, sock: socket.socket) -> bool:
+    """Whether `pid` is a child the judge on `sock` asked for: a judge stops only its own."""
+    return type(pid) is int and pid in children and children[pid][2] is sock
+
+
 def main(argv: list[str]) -> int:
     control_fd, threads = int(argv[0]), int(argv[1])
     control = socket.socket(fileno=control_fd)
@@ -209,7 +215,7 @@ def main(argv: list[str]) -> int:
     selector = selectors.DefaultSelector()
     selector.register(control, selectors.EVENT_READ)
     judges: list[socket.socket] = []
-    children: dict[int, tuple[Path, bool]] = {}
+    children: dict[int, tuple[Path, bool, socket.socket]] = {}  # pid -> its folder, weak sandbox, the judge that asked
 
     layers.read_only_paths()  # computed once here; every child inherits it
     try:
@@ -227,12 +233,16 @@ def main(argv: list[str]) -> int:
                 message, fds = None, []
             if message is None:
                 if sock is control:
-                    for pid, (workdir, weak) in children.items():
+                    for pid, (workdir, weak, _) in children.items():
                         _stop(pid, weak)
                         shutil.rmtree(workdir, ignore_errors=True)
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(0)
+                for pid in [pid for pid, (_, _, owner) in children.items() if owner is sock]:
+                    workdir, weak, _ = children.pop(pid)  # a judge that is gone leaves no notebook running
+                    _stop(pid, weak)
+                    _discard(cleaner, workdir)
                 selector.unregister(sock)
                 judges.remove(sock)
                 sock.close()
@@ -251,10 +261,10 @@ def main(argv: list[str]) -> int:
                     run_child(fds[0], message, workdir, shell, threads, fds[1] if len(fds) > 1 else None)
                 for fd in fds:
                     os.close(fd)
-                children[pid] = (workdir, bool(message.get("allow_weak")))
+                children[pid] = (workdir, bool(message.get("allow_weak")), sock)
                 send_message(sock, {"pid": pid})
-            elif op == ZygoteOp.KILL and type(message.get("pid")) is int and message["pid"] in children:
-                workdir, weak = children.pop(message["pid"])
+            elif op == ZygoteOp.KILL and _owned(children, message.get("pid"), sock):
+                workdir, weak, _ = children.pop(message["pid"])
                 _stop(message["pid"], weak)
                 send_message(sock, {"ok": True})
                 _discard(cleaner, workdir)

@@ -146,6 +146,9 @@ def submissions(
             for p in sorted(source_dir.rglob("*"))
             if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts
         ]
+        given = [(e["to"], _sha(Path(e["from"]).read_bytes())) for e in extras]
+        # the note naming files left out reaches the student's feedback: a result depends on it too
+        extras_hash = _sha(json.dumps([given, notes] if notes else given).encode())
         for name in sub.notebooks:
             path = folder / f"{name}.ipynb"
             if not path.exists() and not path.is_symlink():
@@ -159,7 +162,6 @@ def submissions(
                 )
             except OSError as exc:
                 content = f"unreadable:{exc}"
-            extras_hash = _sha(json.dumps([(e["to"], _sha(Path(e["from"]).read_bytes())) for e in extras]).encode())
             key = scoring.record_key(
                 content=content,
                 template_hash=template_hash,

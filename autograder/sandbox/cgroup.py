@@ -56,17 +56,24 @@ class Group:
     def set_limit(self, megabytes: int) -> None:
         limit = str(int(megabytes) << 20)
         if self.version == 1:
-            (self.path / "memory.limit_in_bytes").write_text(limit)
+            # The kernel refuses a memory limit above the memory+swap limit: raised, the swap limit goes
+            # first; lowered, it goes last (where it fails first).
             swap = self.path / "memory.memsw.limit_in_bytes"
-            if swap.exists():
-                try:
-                    swap.write_text(limit)
-                except OSError:
-                    pass
+            self._try_write(swap, limit)
+            (self.path / "memory.limit_in_bytes").write_text(limit)
+            self._try_write(swap, limit)
         else:
             (self.path / "memory.max").write_text(limit)
             try:
                 (self.path / "memory.swap.max").write_text("0")
+            except OSError:
+                pass
+
+    @staticmethod
+    def _try_write(path: Path, text: str) -> None:
+        if path.exists():
+            try:
+                path.write_text(text)
             except OSError:
                 pass
 

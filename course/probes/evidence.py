@@ -100,19 +100,21 @@ def tensor_meta(
     _dtype_repr=torch.dtype.__repr__,
     _strided=torch.strided,
 ) -> dict:
-    """dtype, shape, device, requires_grad, is_leaf and grad_fn of an exact tensor, without dispatch."""
+    """dtype, shape, device, requires_grad, is_leaf and grad_fn of an exact tensor, without dispatch.
+
+    `layout_ok` says whether its values can be read as strided memory; a nested tensor has no single
+    shape, so its shape is reported as ()."""
     with _off():
+        nested = _TB.is_nested.__get__(t)
         grad_fn = _TB.grad_fn.__get__(t)
         return {
             "dtype": _dtype_repr(_TB.dtype.__get__(t)).replace("torch.", ""),
-            "shape": _tuple(_int(s) for s in _TB.shape.__get__(t)),
+            "shape": () if nested else _tuple(_int(s) for s in _TB.shape.__get__(t)),
             "device": _str(_TB.device.__get__(t)),
             "requires_grad": bool(_TB.requires_grad.__get__(t)),
             "is_leaf": bool(_TB.is_leaf.__get__(t)),
             "grad_fn": None if grad_fn is None else _qualname_of(grad_fn),
-            "layout_ok": _TB.layout.__get__(t) is _strided
-            and not _TB.is_quantized.__get__(t)
-            and not _TB.is_nested.__get__(t),
+            "layout_ok": _TB.layout.__get__(t) is _strided and not _TB.is_quantized.__get__(t) and not nested,
         }
 
 
@@ -167,6 +169,7 @@ def memory_span(
     _off=torch._C.DisableTorchFunction,
     _iface=np.ndarray.__dict__["__array_interface__"].__get__,
     _type=type,
+    _meta=tensor_meta,
 ) -> tuple[int, int] | None:
     """(first, last + 1) byte addresses an exact CPU tensor or array touches; None for anything else or empty."""
     kind = _type(value)
@@ -178,7 +181,7 @@ def memory_span(
             strides = _contiguous(shape, itemsize)
     elif kind is torch.Tensor or kind is torch.nn.Parameter:
         with _off():
-            if _TB.device.__get__(value).type != "cpu":
+            if _TB.device.__get__(value).type != "cpu" or not _meta(value)["layout_ok"]:
                 return None
             base = _TB.data_ptr(value)
             itemsize = _TB.element_size(value)
@@ -277,6 +280,8 @@ class Snapshots:
         """A BLAKE2b digest of an exact tensor's or array's dtype, shape and values (None for anything else)."""
         if _exact(value, TENSOR_TYPES):
             meta = tensor_meta(value)
+            if not meta["layout_ok"]:
+                return None
             data = tensor_bytes(value)
             head = f"{meta['dtype']}{meta['shape']}"
         elif type(value) is np.ndarray and array_plain(value):
