@@ -35,34 +35,36 @@ class Recorder:
         self.outputs: list[dict] = []
         self.truncated = False
 
-    def _room(self, text_size: int) -> int:
-        if self.truncated:
-            return 0
-        room = self.limit - self.size
-        if text_size > room:
-            self.truncated = True
-        return max(room, 0)
+    def _append(self, name: str, text: str) -> None:
+        last = self.outputs[-1] if self.outputs else None
+        if last and last["output_type"] == "stream" and last["name"] == name:
+            last["text"] += text
+        else:
+            self.outputs.append({"output_type": "stream", "name": name, "text": text})
+
+    def _cut_off(self) -> None:
+        """The cap is reached: one note, on stdout, and nothing more is kept until the outputs are cleared."""
+        self.truncated = True
+        self._append("stdout", TRUNCATED)
 
     def stream(self, name: str, text: str) -> None:
-        room = self._room(len(text))
-        if room <= 0 and not text:
+        if self.truncated or not text:
             return
-        cut = text[:room]
-        if self.truncated:
-            cut += TRUNCATED
+        room = self.limit - self.size
+        cut = text[: max(room, 0)]
         self.size += len(cut)
         if cut:
-            last = self.outputs[-1] if self.outputs else None
-            if last and last["output_type"] == "stream" and last["name"] == name:
-                last["text"] += cut
-            else:
-                self.outputs.append({"output_type": "stream", "name": name, "text": cut})
+            self._append(name, cut)
+        if len(text) > room:
+            self._cut_off()
 
     def _bundle(self, data: dict) -> dict | None:
+        if self.truncated:
+            return None
         bundle = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, (str, dict, list))}
         size = sum(len(str(v)) for v in bundle.values())
-        if self._room(size) < size:
-            self.stream("stdout", "")
+        if size > self.limit - self.size:
+            self._cut_off()
             return None
         self.size += size
         return bundle
@@ -91,6 +93,7 @@ class Recorder:
     def clear(self) -> None:
         self.outputs.clear()
         self.size = 0
+        self.truncated = False
 
 
 def _plain_meta(metadata: Any) -> dict:
@@ -145,7 +148,7 @@ class Hook(DisplayHook):
         pass
 
     def write_format_data(self, format_dict, md_dict=None):
-        self.shell.recorder.result(format_dict, md_dict, self.shell.execution_count)
+        self.shell.recorder.result(format_dict, md_dict, self.prompt_count)
 
     def finish_displayhook(self):
         pass
