@@ -920,7 +920,7 @@ passed("pairwise_distances")
 from course.checks import check_runs, check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
-from course.probes.loops import count_python_lines
+from course.probes.loops import check_constant_work, count_python_lines
 
 for dev in test_devices():
     g = torch.Generator().manual_seed(13)
@@ -929,14 +929,14 @@ for dev in test_devices():
     result, changed = check_runs(call_watching_inputs, pairwise_distances, watched_a, watched_b,
                                  what=f"pairwise_distances of 5 and 4 points in 3D on {dev}")
     check_true(changed == [], f"Expected pairwise_distances to leave a and b unchanged (measured in your process), but it changed {changed} on {dev}.")
-    lines = []
+    counted = []
     for n in (20, 160):
         a, b = torch.randn(n, 3, generator=g).to(dev), torch.randn(n, 3, generator=g).to(dev)
-        lines.append(check_runs(count_python_lines, pairwise_distances, a, b, what=f"pairwise_distances of {n} and {n} points on {dev}")[1])
-    check_true(0 <= lines[0] and 0 <= lines[1] < lines[0] + 20,
-               f"Expected pairwise_distances to run about as many Python lines for 160 and 160 points as for 20 and 20 on "
-               f"{dev} (tensor operations, no Python loop over the points), but it ran {lines[0]} lines for 20 and "
-               f"{lines[1]} for 160.")
+        what = f"pairwise_distances of {n} and {n} points on {dev}, counted"
+        counted.append(check_runs(count_python_lines, pairwise_distances, a, b, what=what))
+        exact = torch.cdist(a.cpu().double(), b.cpu().double(), compute_mode="donot_use_mm_for_euclid_dist")
+        check_tensor(counted[-1][0], exact.to(dtype=a.dtype, device=a.device), what=what, atol=1e-4, rtol=0)
+    check_constant_work(*counted, item=f"pairwise_distances on {dev}", sizes=(20, 160), unit="points")
     points = (torch.randn(30, 5, generator=g, dtype=torch.float64) * 10).to(dev)
     cases = [
         ("300 and 200 points in 16D", torch.randn(300, 16, generator=g).to(dev), (torch.randn(200, 16, generator=g) * 2).to(dev)),

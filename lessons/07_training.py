@@ -887,6 +887,8 @@ else:
 #   plenty; a few hundred steps are more than enough).
 # - `device=None` means: CUDA when it is available, else the CPU. Train on that device.
 # - Do not change `images` or `labels`.
+# - Learn from the data you are given: the grader also trains your function on a set it draws when it
+#   grades (other seeds, and the classes numbered in another order).
 #
 # You may write the loop yourself, or build it from what you wrote above (`make_loader`, `TwoLayerNet`,
 # `training_step`, `train_one_epoch`).
@@ -932,11 +934,20 @@ check_trained_classifier(classifier_report, classifier_seeds[:1], what=classifie
 passed("train_classifier", f"(held-out accuracy {classifier_report['accuracies'][0]:.3f}; training used {classifier_report['seconds']:.2f} s of CPU time)")
 ### BEGIN HIDDEN TESTS
 from course.checks import check_true
+from course.probes.training import fresh_classifier_case
 
 check_trained_classifier(classifier_report, classifier_seeds, what=classifier_case)
-check_true(classifier_report["inputs_unchanged"],
-           f"Expected train_classifier to leave its images and labels unchanged ({classifier_case}; measured in your process), "
-           "but it changed them. Work on a copy, or make new tensors, instead of changing the inputs in place.")
+# Data drawn when the grader runs, classes renamed: only a model trained on what the call is given fits it.
+fresh = fresh_classifier_case()
+fresh_report = train_classifier_probe(train_classifier, fresh["seed_train"], fresh["test_seeds"], n_train=512, n_test=1000,
+                                      device=classifier_device, classes=fresh["classes"])
+fresh_case = (f"trained on make_images(512, seed={fresh['seed_train']}) with class k renamed {fresh['classes']}[k], "
+              "drawn when the grader ran" + (", device='cuda'" if classifier_device else ", device left as None"))
+check_trained_classifier(fresh_report, fresh["test_seeds"], what=fresh_case)
+for report, case in ((classifier_report, classifier_case), (fresh_report, fresh_case)):
+    check_true(report["inputs_unchanged"],
+               f"Expected train_classifier to leave its images and labels unchanged ({case}; measured in your process), "
+               "but it changed them. Work on a copy, or make new tensors, instead of changing the inputs in place.")
 ### END HIDDEN TESTS
 
 # %% [markdown]

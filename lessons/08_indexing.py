@@ -662,8 +662,8 @@ def confusion_matrix(predicted, labels, num_classes):
 
 # %% test confusion_matrix points=2
 import torch
-from course.checks import check_runs, check_tensor, check_true, passed
-from course.probes.loops import count_python_lines
+from course.checks import check_runs, check_tensor, passed
+from course.probes.loops import check_constant_work, count_python_lines
 
 predicted = torch.tensor([0, 2, 1, 1, 0, 2])
 labels = torch.tensor([0, 1, 1, 2, 0, 2])
@@ -673,13 +673,13 @@ check_tensor(confusion_matrix(predicted, labels, 4),
 g = torch.Generator().manual_seed(0)
 small = (torch.randint(0, 4, (50,), generator=g), torch.randint(0, 4, (50,), generator=g))
 large = (torch.randint(0, 4, (400,), generator=g), torch.randint(0, 4, (400,), generator=g))
-_, lines_small = check_runs(count_python_lines, confusion_matrix, *small, 4, what="confusion_matrix of 50 examples")
-_, lines_large = check_runs(count_python_lines, confusion_matrix, *large, 4, what="confusion_matrix of 400 examples")
-check_true(0 <= lines_small and 0 <= lines_large < lines_small + 50,
-           f"Expected confusion_matrix to run about as many Python lines for 400 examples as for 50 (no Python loop over "
-           f"the examples), but it ran {lines_small} lines for 50 and {lines_large} for 400.")
+counts_small = check_runs(count_python_lines, confusion_matrix, *small, 4, what="confusion_matrix of 50 examples")
+counts_large = check_runs(count_python_lines, confusion_matrix, *large, 4, what="confusion_matrix of 400 examples")
+check_constant_work(counts_small, counts_large, item="confusion_matrix", sizes=(50, 400), unit="examples")
+check_tensor(counts_small[0], confusion_matrix(*small, 4), what="confusion_matrix of 50 examples while it was counted (as when it was not)")
 passed("confusion_matrix")
 ### BEGIN HIDDEN TESTS
+from course.checks import check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 from instructor.indexing import confusion_matrix_reference
@@ -691,14 +691,13 @@ for dev in test_devices():
                                  what=f"confusion_matrix of 20 examples and 3 classes on {dev}")
     which = ", ".join({"arg 0": "predicted", "arg 1": "labels"}.get(c, c) for c in changed)
     check_true(changed == [], f"Expected confusion_matrix to leave predicted and labels unchanged (measured in your process), but it changed {which} on {dev}.")
-    sizes = []
+    counted = []
     for n in (64, 512):
         p, t = torch.randint(0, 5, (n,), generator=g).to(dev), torch.randint(0, 5, (n,), generator=g).to(dev)
-        _, lines = check_runs(count_python_lines, confusion_matrix, p, t, 5, what=f"confusion_matrix of {n} examples on {dev}")
-        sizes.append(lines)
-    check_true(0 <= sizes[0] and 0 <= sizes[1] < sizes[0] + 64,
-               f"Expected confusion_matrix to run about as many Python lines for 512 examples as for 64 on {dev} (no "
-               f"Python loop over the examples), but it ran {sizes[0]} lines for 64 and {sizes[1]} for 512.")
+        what = f"confusion_matrix of {n} examples on {dev}, counted"
+        counted.append(check_runs(count_python_lines, confusion_matrix, p, t, 5, what=what))
+        check_tensor(counted[-1][0], confusion_matrix_reference(p, t, 5), what=what)
+    check_constant_work(*counted, item=f"confusion_matrix on {dev}", sizes=(64, 512), unit="examples")
     both = torch.randint(0, 6, (40,), generator=g)
     cases = [
         ("30 examples, 4 classes", torch.randint(0, 4, (30,), generator=g), torch.randint(0, 4, (30,), generator=g), 4),
@@ -861,8 +860,8 @@ def embedding_bag_mean(table, index, lengths):
 
 # %% test embedding_bag_mean points=3
 import torch
-from course.checks import check_runs, check_tensor, check_true, passed
-from course.probes.loops import count_python_lines
+from course.checks import check_runs, check_tensor, passed
+from course.probes.loops import check_constant_work, count_python_lines
 
 table = torch.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [4.0, 0.0]])
 index = torch.tensor([[0, 1, 3], [2, 2, 0], [3, 0, 0]])
@@ -872,13 +871,13 @@ check_tensor(embedding_bag_mean(table, index, lengths), torch.tensor([[0.5, 0.5]
 g = torch.Generator().manual_seed(0)
 small = (torch.randn(10, 4, generator=g), torch.randint(0, 10, (40, 6), generator=g), torch.arange(40) % 7)
 large = (small[0], torch.randint(0, 10, (320, 6), generator=g), torch.arange(320) % 7)
-_, lines_small = check_runs(count_python_lines, embedding_bag_mean, *small, what="embedding_bag_mean of 40 sentences")
-_, lines_large = check_runs(count_python_lines, embedding_bag_mean, *large, what="embedding_bag_mean of 320 sentences")
-check_true(0 <= lines_small and 0 <= lines_large < lines_small + 40,
-           f"Expected embedding_bag_mean to run about as many Python lines for 320 sentences as for 40 (no Python loop "
-           f"over the batch), but it ran {lines_small} lines for 40 and {lines_large} for 320.")
+counts_small = check_runs(count_python_lines, embedding_bag_mean, *small, what="embedding_bag_mean of 40 sentences")
+counts_large = check_runs(count_python_lines, embedding_bag_mean, *large, what="embedding_bag_mean of 320 sentences")
+check_constant_work(counts_small, counts_large, item="embedding_bag_mean", sizes=(40, 320), unit="sentences")
+check_tensor(counts_small[0], embedding_bag_mean(*small), what="embedding_bag_mean of 40 sentences while it was counted (as when it was not)")
 passed("embedding_bag_mean")
 ### BEGIN HIDDEN TESTS
+from course.checks import check_true
 from course.device import test_devices
 from course.probes.core import call_watching_inputs
 from instructor.indexing import dyadic, embedding_bag_mean_reference, tolerance
@@ -890,14 +889,13 @@ for dev in test_devices():
     result, changed = check_runs(call_watching_inputs, embedding_bag_mean, *watched, what=f"embedding_bag_mean of 4 sentences on {dev}")
     which = ", ".join({"arg 0": "table", "arg 1": "index", "arg 2": "lengths"}.get(c, c) for c in changed)
     check_true(changed == [], f"Expected embedding_bag_mean to leave table, index and lengths unchanged (measured in your process), but it changed {which} on {dev}.")
-    counts = []
+    counted = []
     for b in (48, 384):
         args = (torch.randn(12, 3, generator=g).to(dev), torch.randint(0, 12, (b, 5), generator=g).to(dev), (torch.arange(b) % 6).to(dev))
-        _, lines = check_runs(count_python_lines, embedding_bag_mean, *args, what=f"embedding_bag_mean of {b} sentences on {dev}")
-        counts.append(lines)
-    check_true(0 <= counts[0] and 0 <= counts[1] < counts[0] + 48,
-               f"Expected embedding_bag_mean to run about as many Python lines for 384 sentences as for 48 on {dev} (no "
-               f"Python loop over the batch), but it ran {counts[0]} lines for 48 and {counts[1]} for 384.")
+        what = f"embedding_bag_mean of {b} sentences on {dev}, counted"
+        counted.append(check_runs(count_python_lines, embedding_bag_mean, *args, what=what))
+        check_tensor(counted[-1][0], embedding_bag_mean_reference(*args), what=what, **tolerance(args[0].dtype))
+    check_constant_work(*counted, item=f"embedding_bag_mean on {dev}", sizes=(48, 384), unit="sentences")
     cases = []
     for dtype in (torch.float16, torch.float32, torch.float64):
         rows = dyadic((9, 4), generator=g).to(dtype) if dtype == torch.float16 else torch.randn(9, 4, generator=g, dtype=dtype)

@@ -139,6 +139,34 @@ def test_reference_train_classifier_reaches_the_bar_on_one_thread(solutions):
     assert found["param_devices"] == ["cpu"]
 
 
+def test_a_fresh_classifier_case_moves_every_class_and_is_new_each_time():
+    cases = [probes.fresh_classifier_case() for _ in range(50)]
+    for case in cases:
+        assert sorted(case["classes"]) == [0, 1, 2, 3]
+        assert all(c != k for k, c in enumerate(case["classes"])), case
+        assert len(case["test_seeds"]) == 2 and min([case["seed_train"], *case["test_seeds"]]) >= 1000
+    assert len({c["seed_train"] for c in cases}) == len(cases)
+    assert len({tuple(c["classes"]) for c in cases}) > 1
+    assert sorted(probes.fresh_classifier_case(6)["classes"]) == list(range(6))
+
+
+def test_the_reference_learns_renamed_classes_and_a_model_trained_before_does_not(solutions):
+    case = probes.fresh_classifier_case()
+    found = probes.train_classifier_probe(
+        solutions["train_classifier"], case["seed_train"], case["test_seeds"], device="cpu", classes=case["classes"]
+    )
+    assert found["inputs_unchanged"] and min(found["accuracies"]) >= 0.9, found
+    probes.check_trained_classifier(found, case["test_seeds"], what="renamed")
+    images, labels = make_images(512, seed=7)
+    before = solutions["train_classifier"](images, labels, device="cpu")
+    stale = probes.train_classifier_probe(
+        lambda *a, **k: before, case["seed_train"], case["test_seeds"], device="cpu", classes=case["classes"]
+    )
+    assert max(stale["accuracies"]) < 0.1, stale
+    with pytest.raises(CheckFailed, match="0.9 accuracy"):
+        probes.check_trained_classifier(stale, case["test_seeds"], what="trained before the call")
+
+
 def test_pictures_are_figures(tmp_path):
     images, labels = make_images(5, seed=0)
     figures = [

@@ -306,6 +306,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         return
     from json.encoder import c_make_encoder, encode_basestring_ascii
 
+    from torch.utils._python_dispatch import TorchDispatchMode
+
     from course import probes
     from course.probes.opwatch import OpWatch
 
@@ -324,7 +326,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
         __slots__ = (
             "fd", "key", "sent", "armed", "busy", "counting", "channel", "witness", "senders", "own", "watch",
-            "probing", "probe_frame", "request", "saved", "lines", "calls", "returns", "lines_off",
+            "probing", "probe_frame", "request", "saved", "lines", "calls", "returns", "lines_off", "tally", "ops",
         )  # fmt: skip
 
         def __init__(self) -> None:
@@ -347,8 +349,18 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             self.calls = 0  # frames of the notebook's code entered while counting, and left
             self.returns = 0
             self.lines_off = False  # a counted frame turned its own line events off
+            self.tally = None  # the dispatch mode counting a call's operations, while a probe counts its work
+            self.ops = 0  # operations that reached the dispatcher while it was on
 
     S = State()
+
+    class Tally(TorchDispatchMode):
+        """Counts every operation that reaches the dispatcher while a probe counts a call's work. The count
+        is kept in the guard's state, not on the mode, which the notebook's code can reach on the stack."""
+
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None, _S=S):
+            _S.ops += 1
+            return func(*args, **(kwargs or {}))
 
     def frame(
         payload: dict,
@@ -625,13 +637,13 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _mode_at=torch._C._get_dispatch_stack_at,
         _pop_mode=torch._C._pop_torch_dispatch_stack,
     ) -> None:
-        """Undo what a probe set up (line counting, the saved-tensor witness, the operation watch)."""
+        """Undo what a probe set up (line counting, the saved-tensor witness, the operation watch and tally)."""
         _S.busy += 1
         try:
-            if _S.watch is not None:
-                if _modes() and _mode_at(_modes() - 1) is _S.watch:
+            for mode in (_S.watch, _S.tally):
+                if mode is not None and _modes() and _mode_at(_modes() - 1) is mode:
                     _pop_mode(None)
-                _S.watch = None
+            _S.watch = _S.tally = None
             if _S.counting is not None:
                 _settrace(None)
                 _S.counting = None
@@ -687,6 +699,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _P_ALL=os.P_ALL,
         _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT,
         _watch=OpWatch,
+        _tally=Tally,
         _push_mode=torch._C._push_on_torch_dispatch_stack,
         _pop_mode=torch._C._pop_torch_dispatch_stack,
         _modes=torch._C._len_torch_dispatch_stack,
@@ -726,18 +739,26 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     raise _refused(
                         "count", "a process the notebook's code started was running when its Python lines were counted"
                     )
-                _S.lines = _S.calls = _S.returns = 0
+                if _modes() != 0:
+                    raise _refused("count", "a torch dispatch mode was active when the grader started counting")
+                _S.lines = _S.calls = _S.returns = _S.ops = 0
                 _S.lines_off = False
+                _S.tally = _tally()
+                _push_mode(_S.tally)
                 _S.counting = _tracer
                 _settrace(_tracer)
             elif command == "lines":
                 _settrace(None)
                 counting, _S.counting = _S.counting, None
+                tally, _S.tally = _S.tally, None
                 if counting is None:
-                    return 0
+                    return [0, 0]
                 if _S.calls != _S.returns or _S.lines_off:
                     raise _refused("count", "the notebook's code stopped its own lines from being counted")
-                return _S.lines
+                if _modes() != 1 or _mode_at(0) is not tally:
+                    raise _refused("count", "the notebook's code removed or covered the grader's count of operations")
+                _pop_mode(None)
+                return [_S.lines, _S.ops]
             elif command == "ops":
                 if _modes() != 0:
                     raise _refused(
@@ -847,6 +868,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         unpack,
         local,
         tracer,
+        Tally.__torch_dispatch__,
         arm,
         guarded,
         starting,

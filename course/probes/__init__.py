@@ -104,6 +104,8 @@ def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dic
             witness[:] = [hooks, count]
             return None
         if command == "count":
+            from course.probes.opwatch import OpTally
+
             count = [0]
             library = library_prefixes()
 
@@ -115,14 +117,25 @@ def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dic
             def tracer(frame: Any, event: str, arg: Any) -> Any:
                 return None if event != "call" or frame.f_code.co_filename.startswith(library) else local
 
-            counting[:] = [count, sys.gettrace()]
+            import torch
+
+            tally = OpTally()
+            tally.__enter__()
+            torch.zeros(1).add_(
+                1
+            )  # torch's first operation under a dispatch mode imports modules: not the notebook's work
+            tally.count = 0
+            counting[:] = [count, sys.gettrace(), tally]
             sys.settrace(tracer)
             return None
         if command == "lines":
             sys.settrace(counting[1] if counting else None)
-            counted = counting[0][0] if counting else 0
+            if not counting:
+                return [0, 0]
+            count, _, tally = counting
             counting.clear()
-            return counted
+            tally.__exit__(None, None, None)
+            return [count[0], tally.count]
         if command == "ops":
             from course.probes.opwatch import OpWatch
 
@@ -145,6 +158,7 @@ def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dic
             watching.pop().__exit__(None, None, None)
         if counting:
             sys.settrace(counting[1])
+            counting[2].__exit__(None, None, None)
         if witness:
             witness[0].__exit__(None, None, None)
     return items

@@ -314,6 +314,30 @@ def _message(error: BaseException) -> str:
         return type(error).__name__
 
 
+def _renamed(data: tuple[torch.Tensor, torch.Tensor], classes: list[int] | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(images, labels) with class k renamed `classes[k]`; unchanged when `classes` is None."""
+    images, labels = data
+    return (images, labels) if classes is None else (images, torch.tensor(classes, dtype=torch.int64)[labels])
+
+
+def fresh_classifier_case(num_classes: int = 4, *, tests: int = 2) -> dict[str, Any]:
+    """Seeds and a renaming of the classes for `train_classifier_probe`, drawn from the operating system's
+    randomness when the test runs (in the judge, when it grades): nothing prepared before the call, a
+    model trained on the generator's own labels in particular, can match them. The renaming moves every
+    class (no class keeps its number), so such a model is wrong on every held-out image."""
+    import secrets
+
+    while True:
+        classes = list(range(num_classes))
+        for k in range(num_classes - 1, 0, -1):  # Fisher-Yates with the OS's randomness
+            j = secrets.randbelow(k + 1)
+            classes[k], classes[j] = classes[j], classes[k]
+        if all(c != k for k, c in enumerate(classes)):
+            break
+    seeds = [1000 + secrets.randbelow(1_000_000_000) for _ in range(tests + 1)]
+    return {"seed_train": seeds[0], "test_seeds": seeds[1:], "classes": classes}
+
+
 @probe
 def train_classifier_probe(
     step: Any,
@@ -324,9 +348,13 @@ def train_classifier_probe(
     n_train: int = 512,
     n_test: int = 1000,
     device: str | None = None,
+    classes: list[int] | None = None,
 ) -> None:
     """Train once on `make_images(n_train, seed=seed_train)` with one CPU thread; measure held-out accuracy.
 
+    `classes`, a permutation of the class numbers, renames every label (class k becomes `classes[k]`)
+    in the training set and the held-out sets alike: a model trained before the call on the generator's
+    own labels cannot match it (`fresh_classifier_case` draws one when the judge grades).
     `device` None calls `train_classifier(images, labels)`, else passes `device=device`. Returns
     {"type", "is_module", "seconds" (the CPU time the call used, all threads of the process: a busy
     grading machine does not inflate it, so an honest answer cannot lose its point to load), "wall_seconds"
@@ -334,7 +362,7 @@ def train_classifier_probe(
     judge from the model's logits; None when the result is not a module), "model_error" (what the
     model raised on held-out images, or None), "param_devices", "inputs_unchanged"}.
     """
-    images, labels = make_images(n_train, seed=seed_train)
+    images, labels = _renamed(make_images(n_train, seed=seed_train), classes)
     if device is not None and torch.device(device).type == "cuda":
         torch.zeros(1, device=device).sum().item()
     threads = torch.get_num_threads()
@@ -389,11 +417,12 @@ def _(
     n_train: int = 512,
     n_test: int = 1000,
     device: str | None = None,
+    classes: list[int] | None = None,
 ) -> dict[str, Any]:
     if len(evidence) < 2:
         raise EvidenceError("the probe sent too little evidence")
     first, trained = evidence[0]["value"], evidence[1]["value"]
-    images, labels = make_images(n_train, seed=seed_train)
+    images, labels = _renamed(make_images(n_train, seed=seed_train), classes)
     digests = [Snapshots().digest(images), Snapshots().digest(labels)]
     check_built(evidence, lambda: first["digests"] == digests, "training images")
     report = {
@@ -420,7 +449,7 @@ def _(
         raise EvidenceError("the probe sent the wrong number of held-out results")
     accuracies = []
     for seed, found in zip(test_seeds, held_out):
-        x, y = make_images(n_test, seed=seed)
+        x, y = _renamed(make_images(n_test, seed=seed), classes)
         check_built(evidence, lambda: found["digest"] == Snapshots().digest(x), "held-out images")
         if found["error"] is not None:
             report["model_error"] = found["error"]

@@ -56,7 +56,43 @@ def train_one_epoch(model, loader, optimizer, loss_fn):
 {after}    return sum(losses) / len(losses)
 """
 
+TRAINED_BEFORE_THE_CALL = """\
+import torch
+from torch import nn
+from course.data import make_images
+
+
+def _pretrained():
+    images, labels = make_images(2048, seed=11)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 4))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for _ in range(15):
+        for start in range(0, 2048, 64):
+            optimizer.zero_grad()
+            nn.functional.cross_entropy(model(images[start:start + 64]), labels[start:start + 64]).backward()
+            optimizer.step()
+    return model
+
+
+_model = _pretrained()
+
+
+def train_classifier(images, labels, device=None):
+    return _model
+"""
+
 FORGERIES: list[Forgery] = [
+    Forgery(
+        # Trained in the answer cell, on data the student drew from the shipped generator: it fits every
+        # seed of the generator, but not the renamed classes the grader draws when it grades.
+        "classifier_trained_before_the_call",
+        "07_training",
+        "train_classifier",
+        "work done before the call",
+        "answer cell",
+        TRAINED_BEFORE_THE_CALL,
+        detected=False,
+    ),
     Forgery(
         "model_class_fakes_trained_logits",
         "07_training",

@@ -63,6 +63,39 @@ def _smuggled(source: str, fake: str, *, how: str) -> str:
 
 FORGERIES: list[Forgery] = [
     Forgery(
+        # Vectorized (and wrong) only while a tracer is set, a loop (and right) otherwise: the call that is
+        # counted is checked against the reference too.
+        "confusion_matrix_behaves_only_while_counted",
+        "08_indexing",
+        "confusion_matrix",
+        "behave only while counted",
+        "function body",
+        "import sys\n\n\n"
+        + COUNT_LOOP.replace(
+            "    counts = torch.zeros",
+            "    if sys.gettrace() is not None:\n"
+            "        return torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)\n"
+            "    counts = torch.zeros",
+        ),
+        detected=False,
+    ),
+    Forgery(
+        # The loop is driven from C (map, a deque that keeps nothing): no line of the notebook runs per
+        # example, but each example is a tensor operation.
+        "confusion_matrix_loop_driven_from_c",
+        "08_indexing",
+        "confusion_matrix",
+        "loop without Python lines",
+        "function body",
+        "import collections\nimport itertools\n\n\n"
+        "def confusion_matrix(predicted, labels, num_classes):\n"
+        "    counts = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)\n"
+        "    one = torch.ones((), dtype=torch.int64, device=labels.device)\n"
+        "    collections.deque(map(counts.index_put_, zip(labels, predicted), itertools.repeat(one), itertools.repeat(True)), maxlen=0)\n"
+        "    return counts\n",
+        detected=False,
+    ),
+    Forgery(
         "confusion_matrix_turns_the_tracer_off",
         "08_indexing",
         "confusion_matrix",
