@@ -113,3 +113,44 @@ def test_honest_lesson_code_is_not_reported():
                 assert c.cell(_strip_regions(cell.source)) == [], cell.source[:200]
     finally:
         c.close()
+
+
+C_DRIVEN_LOOP = """
+import collections
+import torch
+
+def c_loop(x):
+    out = torch.zeros(())
+    collections.deque(map(out.add_, x), maxlen=0)
+    return out
+
+def pops_the_count(x):
+    torch._C._pop_torch_dispatch_stack(None)
+    return x.sum()
+"""
+
+COUNT_BOTH = """
+import torch
+from course.probes.loops import count_python_lines
+small = count_python_lines({name}, torch.ones(50))
+large = count_python_lines({name}, torch.ones(400))
+assert large[1] == small[1] and large[2] - small[2] == 350, (small[1:], large[1:])
+assert float(large[0]) == 400.0
+"""
+
+
+def test_operations_are_counted_where_no_line_of_the_notebook_runs(child):
+    """A loop driven from C (map over a tensor's elements) runs no notebook line, but one operation each."""
+    from autograder.judge.verdict import run_test
+
+    assert child.run(C_DRIVEN_LOOP)[0]["status"] == "ok"
+    verdict = run_test(COUNT_BOTH.format(name="c_loop"), child.conn)
+    assert verdict.passed and not verdict.tampering, (verdict.ename, verdict.evalue)
+
+
+def test_removing_the_count_of_operations_is_reported(child):
+    from autograder.judge.verdict import run_test
+
+    assert child.run(C_DRIVEN_LOOP)[0]["status"] == "ok"
+    verdict = run_test(COUNT_BOTH.format(name="pops_the_count"), child.conn)
+    assert not verdict.passed and any("count of operations" in t for t in verdict.tampering), verdict.tampering
