@@ -310,6 +310,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
     from course import probes
     from course.probes.opwatch import OpWatch
+    from course.probes.steps import Step
 
     def refuse(value: Any) -> Any:
         raise TypeError("not plain data")
@@ -700,6 +701,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _WAIT_FLAGS=os.WEXITED | os.WNOHANG | os.WNOWAIT,
         _watch=OpWatch,
         _tally=Tally,
+        _step=Step,
         _push_mode=torch._C._push_on_torch_dispatch_stack,
         _pop_mode=torch._C._pop_torch_dispatch_stack,
         _modes=torch._C._len_torch_dispatch_stack,
@@ -719,18 +721,18 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 caller = caller.f_back
             if not _S.probing or caller is None or caller is not _S.probe_frame:
                 raise _refused("step", "the notebook's code took one of a probe's steps itself")
-            if command == "seal":
+            if command == _step.SEAL:
                 encoded, problems = _sealed(rest[0], _tuple(rest[1:]))
                 if problems:
                     raise _refused("check", "; ".join(problems)[:1000])
                 node, buffers = encoded
                 extra = {"saved_tensors": _S.saved} if _S.witness is not None else {}
                 _frame({"kind": "evidence", "req": _S.request, "value": node, **extra}, buffers)
-            elif command == "witness":
+            elif command == _step.WITNESS:
                 _S.saved = 0
                 _push(*_hooks)
                 _S.witness = _hooks
-            elif command == "count":
+            elif command == _step.COUNT:
                 try:
                     _waitid(_P_ALL, 0, _WAIT_FLAGS)
                 except ChildProcessError:
@@ -747,7 +749,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 _push_mode(_S.tally)
                 _S.counting = _tracer
                 _settrace(_tracer)
-            elif command == "lines":
+            elif command == _step.LINES:
                 _settrace(None)
                 counting, _S.counting = _S.counting, None
                 tally, _S.tally = _S.tally, None
@@ -759,7 +761,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     raise _refused("count", "the notebook's code removed or covered the grader's count of operations")
                 _pop_mode(None)
                 return [_S.lines, _S.ops]
-            elif command == "ops":
+            elif command == _step.OPS:
                 if _modes() != 0:
                     raise _refused(
                         "ops", "a torch dispatch mode was active when the grader started watching operations"
@@ -767,7 +769,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 mode = _watch([name for name in rest[0] if _type(name) is _str])
                 _push_mode(mode)
                 _S.watch = mode
-            elif command == "ops_seen":
+            elif command == _step.OPS_SEEN:
                 mode = _S.watch
                 _S.watch = None
                 if mode is None:

@@ -73,95 +73,109 @@ def probe(steps: Callable[..., Any]) -> Probe:
     return Probe(steps)
 
 
+class LocalSteps:
+    """The probe steps served in this process (the student's kernel, nbval, stock nbgrader), evidence kept as
+    copies. Each `Step` has a method of the same name, lower case; `close` undoes whatever is still on."""
+
+    def __init__(self) -> None:
+        self.items: list[dict] = []
+        self.saving: list = []
+        self.counting: list = []
+        self.watching: list = []
+
+    def __call__(self, command: str, *rest: Any) -> Any:
+        from course.probes.steps import Step
+
+        if command not in Step.__members__.values():
+            raise ValueError(f"unknown probe command {command!r}")
+        return getattr(self, Step(command).name.lower())(*rest)
+
+    def seal(self, action: Callable[..., Any], *objects: Any) -> None:
+        from course.probes.evidence import Snapshots
+
+        item = {"value": action(Snapshots(), *objects), "at": time.perf_counter(), "local": True}
+        if self.saving:
+            item["saved_tensors"] = self.saving[1][0]
+        self.items.append(item)
+
+    def witness(self) -> None:
+        import torch
+
+        count = [0]
+
+        def pack(tensor: Any) -> Any:
+            count[0] += 1
+            return tensor.detach()  # the tensor itself would make a reference cycle through its grad_fn
+
+        hooks = torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t)
+        hooks.__enter__()
+        self.saving[:] = [hooks, count]
+
+    def count(self) -> None:
+        import torch
+
+        from course.probes.evidence import library_prefixes
+        from course.probes.opwatch import OpTally
+
+        count = [0]
+        library = library_prefixes()
+
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                count[0] += 1
+            return local
+
+        def tracer(frame: Any, event: str, arg: Any) -> Any:
+            return None if event != "call" or frame.f_code.co_filename.startswith(library) else local
+
+        tally = OpTally()
+        tally.__enter__()
+        torch.zeros(1).add_(1)  # torch's first operation under a dispatch mode imports modules: not the notebook's
+        tally.count = 0
+        self.counting[:] = [count, sys.gettrace(), tally]
+        sys.settrace(tracer)
+
+    def lines(self) -> list[int]:
+        sys.settrace(self.counting[1] if self.counting else None)
+        if not self.counting:
+            return [0, 0]
+        count, _, tally = self.counting
+        self.counting.clear()
+        tally.__exit__(None, None, None)
+        return [count[0], tally.count]
+
+    def ops(self, names: Any) -> None:
+        from course.probes.opwatch import OpWatch
+
+        mode = OpWatch(names)
+        mode.__enter__()
+        self.watching[:] = [mode]
+
+    def ops_seen(self) -> list[str]:
+        if not self.watching:
+            return []
+        mode = self.watching.pop()
+        mode.__exit__(None, None, None)
+        return list(mode.seen)
+
+    def close(self) -> None:
+        if self.watching:
+            self.watching.pop().__exit__(None, None, None)
+        if self.counting:
+            sys.settrace(self.counting[1])
+            self.counting[2].__exit__(None, None, None)
+        if self.saving:
+            self.saving[0].__exit__(None, None, None)
+
+
 def run_locally(steps: Callable[..., Any], target: Any, args: tuple, kwargs: dict) -> list[dict]:
     """Run a probe's steps in this process, keeping each action's evidence as copies."""
-    from course.probes.evidence import Snapshots, library_prefixes
-
-    items: list[dict] = []
-    witness: list = []
-    counting: list = []
-    watching: list = []
-
-    def step(command: str, *rest: Any) -> Any:
-        if command == "seal":
-            action, *objects = rest
-            item = {"value": action(Snapshots(), *objects), "at": time.perf_counter(), "local": True}
-            if witness:
-                item["saved_tensors"] = witness[1][0]
-            items.append(item)
-            return None
-        if command == "witness":
-            import torch
-
-            count = [0]
-
-            def pack(tensor: Any) -> Any:
-                count[0] += 1
-                return tensor.detach()  # the tensor itself would make a reference cycle through its grad_fn
-
-            hooks = torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t)
-            hooks.__enter__()
-            witness[:] = [hooks, count]
-            return None
-        if command == "count":
-            from course.probes.opwatch import OpTally
-
-            count = [0]
-            library = library_prefixes()
-
-            def local(frame: Any, event: str, arg: Any) -> Any:
-                if event == "line":
-                    count[0] += 1
-                return local
-
-            def tracer(frame: Any, event: str, arg: Any) -> Any:
-                return None if event != "call" or frame.f_code.co_filename.startswith(library) else local
-
-            import torch
-
-            tally = OpTally()
-            tally.__enter__()
-            torch.zeros(1).add_(
-                1
-            )  # torch's first operation under a dispatch mode imports modules: not the notebook's work
-            tally.count = 0
-            counting[:] = [count, sys.gettrace(), tally]
-            sys.settrace(tracer)
-            return None
-        if command == "lines":
-            sys.settrace(counting[1] if counting else None)
-            if not counting:
-                return [0, 0]
-            count, _, tally = counting
-            counting.clear()
-            tally.__exit__(None, None, None)
-            return [count[0], tally.count]
-        if command == "ops":
-            from course.probes.opwatch import OpWatch
-
-            mode = OpWatch(rest[0])
-            mode.__enter__()
-            watching[:] = [mode]
-            return None
-        if command == "ops_seen":
-            if not watching:
-                return []
-            mode = watching.pop()
-            mode.__exit__(None, None, None)
-            return list(mode.seen)
-        raise ValueError(f"unknown probe command {command!r}")
-
+    served = LocalSteps()
     try:
-        steps(step, target, *args, **kwargs)
+        steps(served, target, *args, **kwargs)
     finally:
-        if watching:
-            watching.pop().__exit__(None, None, None)
-        if counting:
-            sys.settrace(counting[1])
-            counting[2].__exit__(None, None, None)
-        if witness:
-            witness[0].__exit__(None, None, None)
-    return items
+        served.close()
+    return served.items
 
 
 def expect(evidence: list[dict], count: int) -> list[Any]:

@@ -20,6 +20,7 @@ from torch import nn
 from course.probes import EvidenceError, check_built, check_received, expect, probe, sealed
 from course.probes.core import after_call, changed_arguments, received
 from course.probes.evidence import same, tensor_meta, type_name
+from course.probes.steps import Step
 
 
 def _sum_of_squares(x: torch.Tensor) -> torch.Tensor:
@@ -64,9 +65,9 @@ def grad_of_named(step: Any, grad_of: Any, name: str, x: torch.Tensor) -> None:
 
     A change of x is any difference in its values, dtype, shape, requires_grad or .grad.
     """
-    step("seal", received, (x,), {})
+    step(Step.SEAL, received, (x,), {})
     result = grad_of(NAMED_FUNCTIONS[name], x)
-    step("seal", after_call, result, (x,), {})
+    step(Step.SEAL, after_call, result, (x,), {})
 
 
 _PEEK = torch._C._functorch.peek_interpreter_stack  # bound at import, before any student code exists
@@ -111,7 +112,7 @@ def grad_of_under_transform(step: Any, grad_of: Any, name: str, x: torch.Tensor)
     (code compiled under an installed file's name is the guard's to report). `torch.autograd.grad`
     does neither.
     """
-    step("seal", received, (x,), {})
+    step(Step.SEAL, received, (x,), {})
     calls: list = []
 
     def watched(t: torch.Tensor, _f=NAMED_FUNCTIONS[name], _calls=calls, _caller=_library_caller) -> torch.Tensor:
@@ -119,7 +120,7 @@ def grad_of_under_transform(step: Any, grad_of: Any, name: str, x: torch.Tensor)
         return _f(t)
 
     grad_of(watched, x)
-    step("seal", transform_calls, calls)
+    step(Step.SEAL, transform_calls, calls)
 
 
 @grad_of_under_transform.reading
@@ -193,12 +194,12 @@ def predict_probe(
     """
     model = _predict_model(seed, in_features, out_features, hidden, x, preset_grads)
     params = list(model.parameters())
-    step("seal", model_state, params, (x,))
+    step(Step.SEAL, model_state, params, (x,))
     mode = torch.is_grad_enabled()
-    step("witness")
+    step(Step.WITNESS)
     try:
         output = predict(model, x)
-        step("seal", model_output, output, params, (x,))
+        step(Step.SEAL, model_output, output, params, (x,))
     finally:
         torch.set_grad_enabled(mode)
 
@@ -299,12 +300,12 @@ def backward_through(step: Any, func: Any, x: torch.Tensor, v: torch.Tensor) -> 
     device; None when there is one), "x_changed" (any difference in x's values, dtype, shape,
     requires_grad or .grad after the call). When x does not require grad no backward pass is run.
     """
-    step("seal", received, (x, v), {})
+    step(Step.SEAL, received, (x, v), {})
     wanted = tensor_meta(x)["requires_grad"]
     out = func(x)
-    step("seal", after_call, out, (x, v), {})
+    step(Step.SEAL, after_call, out, (x, v), {})
     if wanted:
-        step("seal", gradient_found, *_vector_jacobian_product(out, x, v))
+        step(Step.SEAL, gradient_found, *_vector_jacobian_product(out, x, v))
 
 
 @backward_through.reading
@@ -371,9 +372,9 @@ def freeze_probe(step: Any, freeze: Any, seed: int, sizes: list[int], **options:
     """
     model = build_stack(seed, sizes, **options)
     params = list(model.parameters())
-    step("seal", model_state, params, ())
+    step(Step.SEAL, model_state, params, ())
     result = freeze(model)
-    step("seal", model_output, result, params, ())
+    step(Step.SEAL, model_output, result, params, ())
 
 
 @freeze_probe.reading

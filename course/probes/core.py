@@ -6,6 +6,7 @@ from typing import Any
 
 from course.probes import check_received, expect, probe, sealed
 from course.probes.evidence import Opaque, same
+from course.probes.steps import Step
 
 
 @sealed
@@ -40,9 +41,9 @@ def call_watching_inputs(step: Any, func: Any, *args: Any, **kwargs: Any) -> Non
     Arguments are named by position ("arg 0") or keyword. A change is any difference in values,
     dtype, shape, requires_grad, .grad, or container contents.
     """
-    step("seal", received, args, kwargs)
+    step(Step.SEAL, received, args, kwargs)
     result = func(*args, **kwargs)
-    step("seal", after_call, result, args, kwargs)
+    step(Step.SEAL, after_call, result, args, kwargs)
 
 
 @call_watching_inputs.reading
@@ -79,9 +80,9 @@ def call_sharing_memory(step: Any, func: Any, *args: Any, **kwargs: Any) -> None
     from a real write to the first argument (every element changed), looked for in the result, after
     which the argument is put back.
     """
-    step("seal", received, args, kwargs)
+    step(Step.SEAL, received, args, kwargs)
     result = func(*args, **kwargs)
-    step("seal", sharing, result, args[0])
+    step(Step.SEAL, sharing, result, args[0])
 
 
 @call_sharing_memory.reading

@@ -8,6 +8,7 @@ import torch
 
 from course.probes import check_received, expect, probe
 from course.probes.core import received, returned
+from course.probes.steps import Step
 
 
 def _simulated(available: bool) -> dict[tuple[Any, str], Any]:
@@ -34,7 +35,7 @@ def call_with_cuda_available(step: Any, func: Any, available: bool, *args: Any, 
     `torch.accelerator` equivalents; nothing is moved to a GPU), so a device-picking function can be
     tried for both kinds of machine on either. The real functions are put back afterwards.
     """
-    step("seal", received, args, kwargs)
+    step(Step.SEAL, received, args, kwargs)
     answers = _simulated(available)
     real = {key: getattr(*key) for key in answers}
     for (owner, name), answer in answers.items():
@@ -44,7 +45,7 @@ def call_with_cuda_available(step: Any, func: Any, available: bool, *args: Any, 
     finally:
         for (owner, name), original in real.items():
             setattr(owner, name, original)
-    step("seal", returned, result)
+    step(Step.SEAL, returned, result)
 
 
 @call_with_cuda_available.reading

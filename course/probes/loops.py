@@ -16,6 +16,7 @@ from typing import Any
 from course.checks import fail
 from course.probes import EvidenceError, check_received, expect, probe, sealed
 from course.probes.core import received
+from course.probes.steps import Step
 
 
 @sealed
@@ -31,13 +32,13 @@ def counted(snaps: Any, result: Any, lines: Any, ops: Any) -> dict:
 def count_python_lines(step: Any, func: Any, *args: Any, **kwargs: Any) -> None:
     """Call `func(*args, **kwargs)`; returns (result, Python lines the notebook's code ran during the call,
     tensor operations dispatched during the call)."""
-    step("seal", received, args, kwargs)
-    step("count")
+    step(Step.SEAL, received, args, kwargs)
+    step(Step.COUNT)
     try:
         result = func(*args, **kwargs)
     finally:
-        lines, ops = step("lines")
-    step("seal", counted, result, lines, ops)
+        lines, ops = step(Step.LINES)
+    step(Step.SEAL, counted, result, lines, ops)
 
 
 @count_python_lines.reading

@@ -14,6 +14,7 @@ from typing import Any
 from course.checks import fail
 from course.probes import EvidenceError, check_received, expect, probe, sealed
 from course.probes.core import received
+from course.probes.steps import Step
 
 LIBRARY_CALLS: dict[str, str] = {
     "aten::_softmax": "torch.softmax (also F.softmax, Tensor.softmax, nn.Softmax, torch.special.softmax)",
@@ -38,13 +39,13 @@ def ops_seen(snaps: Any, result: Any, seen: Any) -> dict:
 @probe
 def call_watching_ops(step: Any, func: Any, names: tuple, *args: Any, **kwargs: Any) -> None:
     """Call `func(*args, **kwargs)`; returns (result, the operations among `names` that ran during the call)."""
-    step("seal", received, args, kwargs)
-    step("ops", tuple(names))
+    step(Step.SEAL, received, args, kwargs)
+    step(Step.OPS, tuple(names))
     try:
         result = func(*args, **kwargs)
     finally:
-        seen = step("ops_seen")
-    step("seal", ops_seen, result, seen)
+        seen = step(Step.OPS_SEEN)
+    step(Step.SEAL, ops_seen, result, seen)
 
 
 @call_watching_ops.reading

@@ -9,6 +9,7 @@ from torch.overrides import TorchFunctionMode
 
 from course.probes import EvidenceError, check_received, expect, probe, sealed
 from course.probes.core import received
+from course.probes.steps import Step
 
 
 def _non_blocking(args: tuple, kwargs: dict, *, first: int) -> bool:
@@ -52,11 +53,11 @@ def call_recording_copies(step: Any, func: Any, *args: Any, **kwargs: Any) -> No
     "pinned" says whether the source was a pinned CPU tensor, "non_blocking" whether the call asked
     for a non-blocking copy (by keyword or position).
     """
-    step("seal", received, args, kwargs)
+    step(Step.SEAL, received, args, kwargs)
     recorder = _CopyRecorder()
     with recorder:
         result = func(*args, **kwargs)
-    step("seal", returned_with_copies, result, list(recorder.copies))
+    step(Step.SEAL, returned_with_copies, result, list(recorder.copies))
 
 
 @call_recording_copies.reading

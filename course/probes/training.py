@@ -24,6 +24,7 @@ from course.checks import CheckFailed, check_tensor, check_true, fail
 from course.data import make_images
 from course.probes import EvidenceError, check_built, expect, probe, sealed
 from course.probes.evidence import Opaque, Snapshots, as_float, same
+from course.probes.steps import Step
 
 STALE_GRAD = 3.0  # the value left in every .grad before the call in the "stale gradients" scenarios
 FLOATS = ("float", "numpy.float64")  # what "a Python float" may be: NumPy's float64 is a subclass of float
@@ -205,9 +206,9 @@ def training_step_probe(step: Any, training_step: Any, seed: int, **kwargs: Any)
     """
     s = training_scenario(seed, **kwargs)
     params, batch = list(s["model"].parameters()), [s["images"], s["labels"]]
-    step("seal", scenario_state, params, batch)
+    step(Step.SEAL, scenario_state, params, batch)
     result = training_step(s["model"], s["images"], s["labels"], s["optimizer"], s["loss_fn"])
-    step("seal", call_result, result, params, batch)
+    step(Step.SEAL, call_result, result, params, batch)
 
 
 @training_step_probe.reading
@@ -255,11 +256,11 @@ def evaluate_probe(step: Any, evaluate: Any, seed: int, *, images_require_grad: 
     if images_require_grad:
         images.requires_grad_(True)
     params, modules, batch = list(model.parameters()), list(model.modules()), [images, labels]
-    step("seal", evaluation_state, params, modules, batch)
-    step("witness")
+    step(Step.SEAL, evaluation_state, params, modules, batch)
+    step(Step.WITNESS)
     with _seeded(seed, kwargs.get("device", "cpu")):
         result = evaluate(model, images, labels)
-    step("seal", evaluation_result, result, params, modules, batch)
+    step(Step.SEAL, evaluation_result, result, params, modules, batch)
 
 
 @evaluate_probe.reading
@@ -367,7 +368,7 @@ def train_classifier_probe(
         torch.zeros(1, device=device).sum().item()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    step("seal", batch_digest, [images, labels])
+    step(Step.SEAL, batch_digest, [images, labels])
     try:
         model = train_classifier(images, labels) if device is None else train_classifier(images, labels, device=device)
         if device is not None and torch.device(device).type == "cuda":
@@ -382,7 +383,7 @@ def train_classifier_probe(
             params = list(model.parameters())
         except Exception as exc:
             error = _message(exc)
-    step("seal", trained_model, model, params, [images, labels], error)
+    step(Step.SEAL, trained_model, model, params, [images, labels], error)
     if not is_module:
         return
     where = params[0].device if params else torch.device("cpu")
@@ -395,7 +396,7 @@ def train_classifier_probe(
                 logits = model(x.to(where))
         except Exception as exc:
             error = _message(exc)
-        step("seal", held_out_logits, logits, x, error)
+        step(Step.SEAL, held_out_logits, logits, x, error)
         if error is not None:
             return
 
@@ -518,7 +519,7 @@ def module_class_probe(
             params = list(model.parameters())
     except Exception as exc:
         error = _message(exc)
-    step("seal", built_module, model, params, images, error)
+    step(Step.SEAL, built_module, model, params, images, error)
     if error is not None or not isinstance(model, nn.Module):
         return
     x, y = images.to(device), labels.to(device)
@@ -528,7 +529,7 @@ def module_class_probe(
             logits = model(x)
     except Exception as exc:
         error = _message(exc)
-    step("seal", module_output, logits, params, error)
+    step(Step.SEAL, module_output, logits, params, error)
     if error is not None:
         return
     logits, error = None, None
@@ -542,7 +543,7 @@ def module_class_probe(
             logits = model(x)
     except Exception as exc:
         error = _message(exc)
-    step("seal", module_output, logits, params, error)
+    step(Step.SEAL, module_output, logits, params, error)
 
 
 def _cross_entropy(logits: Any, labels: torch.Tensor, num_classes: int) -> float | None:
@@ -688,9 +689,9 @@ def loader_probe(
     """
     images, labels = make_images(n, seed=data_seed, size=size)
     images = images.to(getattr(torch, dtype))
-    step("seal", batch_digest, [images, labels])
+    step(Step.SEAL, batch_digest, [images, labels])
     loaders = [make_loader(images, labels, batch_size, s) for s in (seed, seed, other_seed)]
-    step("seal", loaders_made, loaders)
+    step(Step.SEAL, loaders_made, loaders)
     for loader in (*loaders, loaders[0]):
         batches: list = []
         error = None
@@ -702,8 +703,8 @@ def loader_probe(
                     break
         except Exception as exc:
             error = _message(exc)
-        step("seal", loader_pass, batches, error)
-    step("seal", batch_digest, [images, labels])
+        step(Step.SEAL, loader_pass, batches, error)
+    step(Step.SEAL, batch_digest, [images, labels])
 
 
 def _read_pass(found: dict, images: torch.Tensor, labels: torch.Tensor) -> dict[str, Any]:
@@ -872,10 +873,10 @@ def train_one_epoch_probe(step: Any, train_one_epoch: Any, seed: int, **kwargs: 
         list(model.modules()),
         [s["images"], s["labels"]],
     )
-    step("seal", epoch_state, params, buffers, modules, data)
+    step(Step.SEAL, epoch_state, params, buffers, modules, data)
     with _seeded(seed, kwargs.get("device", "cpu")):
         result = train_one_epoch(model, s["loader"], s["optimizer"], s["loss_fn"])
-    step("seal", epoch_result, result, params, buffers, modules, data)
+    step(Step.SEAL, epoch_result, result, params, buffers, modules, data)
 
 
 @train_one_epoch_probe.reading
