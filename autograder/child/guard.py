@@ -15,7 +15,8 @@ trustworthy or reported:
   tracing and profiling, ctypes, gc introspection, opening /proc/self/mem, new audit hooks, changes to
   the code or defaults of course, grader, torch or NumPy functions, any touch of the guard's own, code
   passed off as an installed or frozen module's (which the line count would skip), and threads or
-  processes started while lines are counted.
+  processes started while lines are counted. While a probe calls the notebook's code, every other event
+  too must be one `autograder.child.allowlist` allows, or the call ends and the event is reported.
 - `run_probe()` runs a registered probe. The probe's steps (`course.probes`) call the student's code,
   then take evidence in a sealed section: signals blocked, gc off, torch function handling off, and
   first a check that no other thread, trace or profile function, torch dispatch mode or replaced
@@ -48,6 +49,8 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from autograder.child import allowlist
+from autograder.child.allowlist import FRAME_ATTRIBUTES
 from autograder.wire.frames import MAGIC, VERSION, PREFIX as FRAME_PREFIX
 from autograder.wire.seal import TamperDetected, mac
 from course.probes import evidence as _ev
@@ -79,9 +82,6 @@ WITNESS_FUNCTIONS = ("_pop_saved_tensors_default_hooks", "_saved_tensors_hooks_d
 # While lines are counted, the count must see every line the notebook's code runs: work handed to another
 # thread or process would not be counted, so starting one then is reported.
 THREAD_STARTS = (("_thread", "start_new_thread"), ("_thread", "start_new"), ("threading", "_start_new_thread"))
-# Attributes that hand out a stack frame (each read raises object.__getattr__): while a probe runs, the
-# notebook's code may not reach for the frames of the probe that is calling it.
-FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 PROCESS_EVENTS = frozenset(
     {"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen"}
 )
@@ -460,6 +460,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
     actions = tuple(probes.SEALED_ACTIONS)
     action_ids = frozenset(id(a) for a in actions)
     registry = types.MappingProxyType(dict(probes.REGISTRY))
+    refusal = allowlist.refusal_for(library)
     exempt_codes = {event: frozenset(f.__code__ for f in funcs) for event, funcs in (exempt or {}).items()}
 
     def hook(
@@ -480,11 +481,21 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _id=id,
         _processes=PROCESS_EVENTS,
         _frames=FRAME_ATTRIBUTES,
+        _refusal=refusal,
+        _tamper=TamperDetected,
     ) -> None:
+        """The audit hook: the allow-list while a probe calls the notebook's code, then the deny rules.
+        Long because every name it uses is bound in its defaults, one line each, and an audit hook, once
+        added, cannot be replaced by a smaller one."""
         if not _S.armed or _S.busy:
             return
         _S.busy += 1
         try:
+            if _S.probing and not event.startswith("ctypes."):
+                reason = _refusal(event, args, _getframe(1), _S.probe_frame)
+                if reason is not None:
+                    _emit(event, reason)
+                    raise _tamper(reason)
             if event in _watched:
                 _emit(event, f"the notebook's code called {event}")
             elif event.startswith("ctypes."):
@@ -857,6 +868,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         frame,
         emit,
         hook,
+        refusal,
         verify,
         sealed,
         clean,

@@ -20,7 +20,8 @@ import nbformat
 from autograder.config.limits import from_dict
 from autograder.judge import jobs
 from autograder.judge.session import Session
-from autograder.judge.verdict import Verdict, notebook_scope, run_test
+from autograder.judge.verdict import Verdict, free_names, notebook_scope, probing_test, run_test
+from autograder.wire.seal import TamperDetected
 from autograder.rules import items, repair, scoring
 
 
@@ -253,18 +254,21 @@ class _NotebookRun:
             self.student_cell(index, cell, role)
 
     def test_cell(self, index: int, cell: Any) -> None:
-        """A test cell, run by the judge against the child's values."""
+        """A test cell, run by the judge against the child's values.
+
+        A test that probes runs every call in the probe child (`probing_test`), so the values it checks
+        and the properties its probes measure come from the same process."""
         session, item = self.session, _item_of(cell)
+        source = self.fixed.tests[index]
         t0 = time.perf_counter()
         try:
             session.ensure(self.failures)
             self.tampered(None, session.take_events())
-            verdict = run_test(
-                self.fixed.tests[index],
-                session.begin_test(),
-                output_chars=self.limits.output_kb * 1024,
-                run_probe=session.run_probe,
-            )
+            conn = session.begin_test()
+            if probing_test(source):
+                verdict = self.probing_test_cell(source, item)
+            else:
+                verdict = run_test(source, conn, output_chars=self.limits.output_kb * 1024, run_probe=session.run_probe)
         except TimeoutError:
             verdict = Verdict(False, [], "TimeoutError", "the notebook ran past its time limit")
             verdict.outputs = [_error_output(verdict.ename, verdict.evalue)]
@@ -280,6 +284,40 @@ class _NotebookRun:
         if verdict.died:
             kind = "test call " + ("timeout" if verdict.ename == "TimeoutError" else "crash")
             self.failures.append({"cell": index, "kind": kind, "detail": verdict.evalue})
+
+    def probing_test_cell(self, source: str, item: str | None) -> Verdict:
+        """Run a test that probes in the probe child, holding what the test's names need; if a name the
+        slice missed is then wanted, run it again in a child holding every cell the notebook ran."""
+        session = self.session
+        names = set(free_names(source)) | ({item} if item else set())
+        for whole in (False, True):
+            try:
+                child = session.test_child(names, whole=whole)
+            except TamperDetected as exc:
+                return Verdict(False, [], "TamperingDetected", str(exc), tampering=[str(exc)])
+            verdict = Verdict(False, [], "RuntimeError", "the test did not run")
+            try:
+                verdict = run_test(
+                    source,
+                    child.conn,
+                    output_chars=self.limits.output_kb * 1024,
+                    run_probe=lambda probe, name, args, kwargs, child=child: session.probe_in(
+                        child, probe, name, args, kwargs
+                    ),
+                )
+            finally:
+                verdict.tampering += session.close_test_child(child, spoiled=verdict.died or bool(verdict.tampering))
+            if verdict.tampering and verdict.ename != "TamperingDetected":
+                verdict = Verdict(
+                    False,
+                    [_error_output("TamperingDetected", "; ".join(dict.fromkeys(verdict.tampering))[:2000])],
+                    "TamperingDetected",
+                    "; ".join(dict.fromkeys(verdict.tampering))[:2000],
+                    tampering=verdict.tampering,
+                )
+            if whole or verdict.passed or verdict.ename != "NameError":
+                return verdict
+        return verdict
 
     def student_cell(self, index: int, cell: Any, role: str) -> None:
         """A student's cell (or, with tests in the sandbox, a test cell), run in the child."""

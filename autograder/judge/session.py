@@ -215,18 +215,41 @@ class Session:
         (NameError), the probe runs once more in a child holding every cell the notebook ran.
         """
         try:
-            child = self._prober(item)
-            evidence = self._probe_in(child, probe, item, args, kwargs)
+            child = self._prober({item})
+            evidence = self.probe_in(child, probe, item, args, kwargs)
         except NameError:
             child = self._fresh_prober(self.history)
             try:
-                evidence = self._probe_in(child, probe, item, args, kwargs)
+                evidence = self.probe_in(child, probe, item, args, kwargs)
             finally:
                 child.close()
                 self.events += child.take_events()
         return evidence
 
-    def _probe_in(self, child: "Session", probe: str, item: str, args: tuple, kwargs: dict) -> list[dict]:
+    def test_child(self, names: set[str], *, whole: bool = False) -> "Session":
+        """The child a test cell that probes runs every call in, values and probes alike (one call, one
+        verdict): the probe child, holding what `names` need, or with `whole` a fresh child holding every
+        cell the notebook ran (for a test that needs a name the slice missed); `close_test_child` ends it."""
+        child = self._fresh_prober(self.history) if whole else self._prober(names)
+        child.test_deadline = self.test_deadline
+        return child
+
+    def close_test_child(self, child: "Session", *, spoiled: bool) -> list[str]:
+        """After a test cell ran in `child`: the tamper reports it left; a child that saw tampering or died
+        (`spoiled`), or a whole-notebook child, serves no other test."""
+        self.busy += child.conn.busy if child.conn is not None else 0.0
+        if child.conn is not None:
+            child.conn.busy = 0.0
+        if child is not self.probe_child:
+            child.close()
+            return child.take_events()
+        events = self.settle_probes()
+        if spoiled and self.probe_child is not None:
+            self._drop_prober()
+        return events + self.take_events()
+
+    def probe_in(self, child: "Session", probe: str, item: str, args: tuple, kwargs: dict) -> list[dict]:
+        """A probe's evidence, taken in `child` (the probe child, or a test's own child)."""
         child.test_deadline = self.test_deadline
         spoiled = True  # a child that saw tampering, or died, serves no other item
         try:
@@ -246,8 +269,8 @@ class Session:
             raise TamperDetected("; ".join(dict.fromkeys(events)))
         return evidence
 
-    def _prober(self, item: str) -> "Session":
-        statements = slicing.needed_statements(self.history, {item})
+    def _prober(self, names: set[str]) -> "Session":
+        statements = slicing.needed_statements(self.history, names)
         child = self.probe_child
         if child is not None and child.alive() and self.history[: len(self.probe_history)] == self.probe_history:
             new = [s for s in statements if s not in self.probe_ran]

@@ -7,7 +7,10 @@ and keeps each top-level statement that binds or changes a name still needed (im
 assignments, stores into a needed object or module, method calls on a needed object that is not a
 module, and whole compound statements that do so inside), adding the names it reads in turn.
 Calls of a module's functions (`torch.manual_seed(0)`, `torch.randn(3)`) are not changes: demos that
-only use PyTorch stay out.
+only use PyTorch stay out. What static reading cannot follow comes along: an item that needs a name no
+statement binds gets the changes to the builtins (where such a name is looked up), and an item that
+reads a namespace by a name computed when it runs (`globals().get("x")`, `eval`, `__main__`) gets every
+statement.
 """
 
 from __future__ import annotations
@@ -20,6 +23,15 @@ from dataclasses import dataclass
 from typing import Iterable
 
 BUILTINS = frozenset(dir(builtins))
+# Names through which code reads a namespace by a name computed when it runs (`globals().get("x")`, `eval`,
+# the `__main__` module, the builtins, `sys.modules`): a statement that uses one may depend on any
+# statement, so an item that needs it gets every statement of the notebook.
+NAMESPACE_READERS = frozenset(
+    {"globals", "vars", "locals", "dir", "eval", "exec", "__import__", "__main__", "__builtins__", "builtins", "sys"}
+)
+NAMESPACE_ATTRIBUTES = frozenset({"__globals__", "__dict__", "f_globals", "__builtins__"})
+# A name no statement binds is looked up in the builtins: an item that needs one gets what changes them.
+BUILTIN_WRITES = frozenset({"builtins", "__builtins__"})
 
 
 @functools.lru_cache(maxsize=4096)
@@ -189,24 +201,50 @@ def _effects(code: str) -> tuple[frozenset[str], frozenset[str], frozenset[str],
     )
 
 
+@functools.lru_cache(maxsize=8192)
+def _reads_namespaces(code: str) -> bool:
+    """Whether a statement reads a namespace by a name computed when it runs (see NAMESPACE_READERS)."""
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name) and node.id in NAMESPACE_READERS:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in NAMESPACE_ATTRIBUTES:
+            return True
+    return False
+
+
 def needed_statements(sources: list[str], names: set[str]) -> list[Statement]:
-    """The statements of `sources` (cells, in order) that `names` depend on, in notebook order."""
+    """The statements of `sources` (cells, in order) that `names` depend on, in notebook order: with the
+    changes to the builtins when a needed name is bound nowhere else, and every statement once one that is
+    kept for what it binds reads a namespace by a computed name."""
     parsed = [[ast.unparse(stmt) for stmt in body] if body is not None else None for body in map(_statements, sources)]
     modules: set[str] = set()
     for body in parsed:
         for code in body or []:
             modules |= _effects(code)[2]
-    needed = set(names)
-    kept: list[Statement] = []
+    every: list[Statement] = []  # last first
     for cell in range(len(parsed) - 1, -1, -1):
         for index in range(len(parsed[cell] or []) - 1, -1, -1):
             code = parsed[cell][index]
-            written, called, _, star = _effects(code)
-            if star or (written | (called - modules)) & needed:
-                reads = _reads_of(code)
-                needed |= reads
-                kept.append(Statement((cell, index), code, written | (called - modules), reads))
-    return list(reversed(kept))
+            written, called, _, _ = _effects(code)
+            every.append(Statement((cell, index), code, written | (called - modules), _reads_of(code)))
+    bound = set().union(*(s.writes for s in every))
+
+    def walk(needed: set[str]) -> tuple[list[Statement], set[str], bool]:
+        kept, dynamic = [], False
+        for statement in every:
+            star = _effects(statement.code)[3]
+            if star or statement.writes & needed:
+                dynamic = dynamic or bool(
+                    statement.writes & needed - BUILTIN_WRITES and _reads_namespaces(statement.code)
+                )
+                needed |= statement.reads
+                kept.append(statement)
+        return kept, needed, dynamic
+
+    kept, needed, dynamic = walk(set(names))
+    if needed - bound - set(names):  # looked up in the builtins: what changes them comes along
+        kept, needed, dynamic = walk(set(names) | BUILTIN_WRITES)
+    return list(reversed(every if dynamic else kept))
 
 
 def as_cells(statements: list[Statement]) -> list[str]:

@@ -29,6 +29,12 @@ def _free_names(source: str) -> tuple[str, ...]:
     return tuple(_find_free_names(source))
 
 
+def probing_test(source: str) -> bool:
+    """Whether a test cell uses the course's probes (it imports from `course.probes`): such a test runs all
+    its calls in the probe child, so values and probed properties come from the same process."""
+    return "course.probes" in source
+
+
 def free_names(source: str) -> list[str]:
     """Names a test cell reads but neither binds nor imports, builtins excepted, in first-use order."""
     return list(_free_names(source))

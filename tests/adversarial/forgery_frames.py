@@ -81,7 +81,7 @@ FORGERIES: list[Forgery] = [
         "frame tricks",
         "function body",
         _loop_then("    _silence(logging.currentframe())\n", imports="import logging"),
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "confusion_matrix_silences_the_count_through_a_generator_frame",
@@ -178,6 +178,6 @@ FORGERIES: list[Forgery] = [
         "                value[0] = 0\n"
         "        frame = frame.f_back\n"
         "    return out.detach()\n",
-        detected=False,
+        detected=True,
     ),
 ]

@@ -165,6 +165,22 @@ needs_sandbox = pytest.mark.skipif(
 )
 
 
+def _planned(course, lesson: str, students: tuple[str, ...]) -> dict[str, dict]:
+    """Each student's job for `lesson`, planned and loaded as the coordinator does."""
+    templates, notebooks_of = plan.write_templates(course, course / plan.STATE_DIR, [lesson])
+    planned = plan.submissions(
+        course,
+        [(student, lesson) for student in students],
+        notebooks_of,
+        templates,
+        limits=Limits(),
+        code_hash=jobs.course_code_hash(),
+        tests_in_sandbox=False,
+        allow_weak_sandbox=False,
+    )
+    return {sub.student: jobs.load(sub.jobs[lesson]) for sub in planned}
+
+
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
     """Jobs planned and loaded as the coordinator does, and a control socket to a real zygote."""
@@ -174,18 +190,7 @@ def judged(tmp_path_factory):
     submit(course, "right", LESSON, full)
     submit(course, "wrong", LESSON, edit_cell(full, "mul", "def mul(a, b):\n    return 6 if (a, b) == (2, 3) else 0"))
     submit(course, "broken", LESSON, b'{"cells": [')
-    templates, notebooks_of = plan.write_templates(course, course / plan.STATE_DIR, [LESSON])
-    planned = plan.submissions(
-        course,
-        [(student, LESSON) for student in ("right", "wrong", "broken")],
-        notebooks_of,
-        templates,
-        limits=Limits(),
-        code_hash=jobs.course_code_hash(),
-        tests_in_sandbox=False,
-        allow_weak_sandbox=False,
-    )
-    loaded = {sub.student: jobs.load(sub.jobs[LESSON]) for sub in planned}
+    loaded = _planned(course, LESSON, ("right", "wrong", "broken"))
     pool = JudgePool(course, 0, 1)
     sock = judge_socket(pool)
     try:
@@ -248,3 +253,55 @@ def test_grade_job_answers_an_unreadable_submission_with_its_reason(judged):
     assert result["status"] == "error" and result["notebook_json"] is None
     assert result["reason"].startswith(f"{LESSON}.ipynb is not valid notebook JSON"), result["reason"]
     assert json.loads(json.dumps(result)) == result
+
+
+ONE_PROCESS = '''# %% [markdown]
+# # One process per test
+
+# %%
+import os
+
+# %% answer token
+TOKEN = os.urandom(8).hex()
+
+
+def token():
+    """The token this notebook's process drew."""
+    ### BEGIN SOLUTION
+    return TOKEN
+    ### END SOLUTION
+
+# %% test token points=1
+from course.checks import check_true, passed
+from course.probes.core import call_watching_inputs
+
+check_true(isinstance(token(), str), "token() gives a string")
+passed("token")
+### BEGIN HIDDEN TESTS
+direct = token()
+probed, _ = call_watching_inputs(token)
+check_true(direct == probed, f"the direct call saw {direct}, the probed one {probed}")
+### END HIDDEN TESTS
+'''
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_a_test_that_probes_makes_all_its_calls_in_one_process(tmp_path):
+    """One call, one verdict: the test's direct call and its probe run in the same child (each child draws its
+    own token when it runs the item's cell), so a function cannot act one way for the values and another for
+    the probe. Were the direct call made in the notebook's child, the tokens would differ and the test fail."""
+    lesson = "98_one_process"
+    course = make_course(tmp_path / "course", {lesson: ONE_PROCESS})
+    source, release = notebooks(course, lesson)
+    submit(course, "ada", lesson, samples.answered(source, release, keep=None))
+    job = _planned(course, lesson, ("ada",))["ada"]
+    pool = JudgePool(course, 0, 1)
+    sock = judge_socket(pool)
+    try:
+        result = notebook.grade_job(job, sock)
+    finally:
+        sock.close()
+        pool.close()
+    assert result["status"] == "ok" and result["tampering"] == [], result
+    assert _verdicts(result) == {"test_token": None}, result["notebook_json"][-2000:]

@@ -72,3 +72,22 @@ def test_statements_can_run_late_only_when_order_does_not_matter():
     ran_c = needed_statements(cells, {"c"})
     earlier = [s for s in needed_statements(cells, {"b"}) if s not in ran_c]
     assert not can_run_after(earlier, ran_c), "LIMIT = 1 would overwrite the LIMIT = 2 that c already saw"
+
+
+def test_an_item_that_reads_a_namespace_by_name_gets_every_statement():
+    """`globals().get("FLAG")` depends on a cell no static reading names: the item gets the whole notebook,
+    so it cannot behave one way where the grader measures and another in the notebook."""
+    cells = CELLS + ["FLAG = True", "def sneaky(a):\n    return torch.tensor(a) if globals().get('FLAG') else a"]
+    code = "\n".join(needed_code(cells, {"sneaky"}))
+    assert "FLAG = True" in code and "np.shares_memory" in code and "x = torch.zeros" in code
+    assert "FLAG = True" not in "\n".join(needed_code(cells, {"numpy_to_tensor_copy"}))
+
+
+def test_a_change_to_the_builtins_comes_along_for_a_name_bound_nowhere_else():
+    cells = [
+        "import builtins\nbuiltins.IN_NOTEBOOK = True",
+        "def f(a):\n    return a if IN_NOTEBOOK else None",
+        "def g(a):\n    return len(a)",
+    ]
+    assert "builtins.IN_NOTEBOOK = True" in "\n".join(needed_code(cells, {"f"}))
+    assert "builtins" not in "\n".join(needed_code(cells, {"g"}))

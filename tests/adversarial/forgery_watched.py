@@ -1,0 +1,154 @@
+"""Forgeries that tell the grader's measurement from the rest and behave only there.
+
+Each answer is wrong in what its probe measures (a Python loop over the examples, a copy where the task
+asks for shared memory, a change to its input) and right in every value, so its values pass wherever
+they are checked. Some look at the stack through a library function (`inspect.stack`,
+`traceback.extract_stack`, `logging.currentframe`, `traceback.walk_stack`) and, when a probe's frame is
+there, do what an honest answer does: taking a frame is not something a tensor function needs, and the
+guard's allow-list refuses it while a probe calls the notebook's code, whichever library function the
+notebook asks. Others tell the probe's process from the notebook's by a global or a builtin another
+cell sets (the probe's process once held only what the item's code names), or put off the change to
+their input until the result is dropped. See `forgery.py` for how cases are graded.
+"""
+
+from __future__ import annotations
+
+from tests.adversarial.forgery import Forgery
+
+VECTORIZED = (
+    "        flat = labels * num_classes + predicted\n"
+    "        return torch.bincount(flat, minlength=num_classes * num_classes).reshape(num_classes, num_classes)\n"
+)
+LOOP = (
+    "    counts = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)\n"
+    "    for t, p in zip(labels.tolist(), predicted.tolist()):\n"
+    "        counts[t, p] += 1\n"
+    "    return counts\n"
+)
+
+
+def _confusion(imports: str, probed: str, *, helper: str = "") -> str:
+    """A confusion matrix that loops, but is vectorized when `probed` (an expression) is true."""
+    return (
+        f"{imports}\n\n\n{helper}"
+        "def confusion_matrix(predicted, labels, num_classes):\n"
+        f"    if {probed}:\n" + VECTORIZED + LOOP
+    )
+
+
+def _shared(imports: str, probed: str) -> str:
+    """A conversion that copies, but shares the array's memory when `probed` is true."""
+    return (
+        f"{imports}\n\n\ndef numpy_to_tensor_shared(arr):\n"
+        f"    if {probed}:\n        return torch.from_numpy(arr)\n"
+        "    return torch.tensor(arr)\n"
+    )
+
+
+FORGERIES: list[Forgery] = [
+    Forgery(
+        "confusion_matrix_vectorized_when_inspect_shows_a_probe",
+        "08_indexing",
+        "confusion_matrix",
+        "tell the probe's call apart",
+        "function body",
+        _confusion("import inspect", "any('probes' in f.filename for f in inspect.stack(0))"),
+        detected=True,
+    ),
+    Forgery(
+        "confusion_matrix_vectorized_when_traceback_shows_a_probe",
+        "08_indexing",
+        "confusion_matrix",
+        "tell the probe's call apart",
+        "function body",
+        _confusion("import traceback", "any('probes' in f.filename for f in traceback.extract_stack())"),
+        detected=True,
+    ),
+    Forgery(
+        "confusion_matrix_vectorized_when_a_walked_stack_shows_a_probe",
+        "08_indexing",
+        "confusion_matrix",
+        "tell the probe's call apart",
+        "answer cell",
+        _confusion(
+            "import traceback",
+            "_under_probe()",
+            helper="def _under_probe():\n"
+            "    return any('probes' in f.f_code.co_filename for f, _ in traceback.walk_stack(None))\n\n\n",
+        ),
+        detected=True,
+    ),
+    Forgery(
+        "confusion_matrix_vectorized_when_a_helper_cell_sees_a_probe",
+        "08_indexing",
+        "confusion_matrix",
+        "tell the probe's call apart",
+        "separate cell",
+        _confusion("import torch", "_seen_by_a_probe()"),
+        detected=True,
+        cell="import inspect\n\n\ndef _seen_by_a_probe():\n"
+        "    frame = inspect.currentframe()\n"
+        "    while frame is not None and 'probes' not in frame.f_code.co_filename:\n"
+        "        frame = frame.f_back\n"
+        "    return frame is not None\n",
+    ),
+    Forgery(
+        "shared_only_when_logging_shows_a_probe",
+        "04_numpy",
+        "numpy_to_tensor_shared",
+        "tell the probe's call apart",
+        "function body",
+        _shared(
+            "import inspect\nimport logging",
+            "any('probes' in f.filename for f in inspect.getouterframes(logging.currentframe(), 0))",
+        ),
+        detected=True,
+    ),
+    Forgery(
+        "shared_only_when_a_helper_module_sees_a_probe",
+        "04_numpy",
+        "numpy_to_tensor_shared",
+        "tell the probe's call apart",
+        "import side effect",
+        _shared("from stackcheck import probed", "probed()"),
+        detected=True,
+        files={
+            "stackcheck.py": "import inspect\n\n\ndef probed():\n"
+            "    return any('probes' in f.filename for f in inspect.stack(0))\n"
+        },
+    ),
+    Forgery(
+        "shared_copies_where_another_cells_global_is_set",
+        "04_numpy",
+        "numpy_to_tensor_shared",
+        "two processes, two behaviours",
+        "separate cell",
+        _shared("import torch", "not globals().get('_IN_MY_NOTEBOOK')"),
+        detected=False,
+        cell="_IN_MY_NOTEBOOK = True\n",
+    ),
+    Forgery(
+        "shared_copies_where_another_cells_builtin_is_set",
+        "04_numpy",
+        "numpy_to_tensor_shared",
+        "two processes, two behaviours",
+        "separate cell",
+        "import torch\n\n\ndef numpy_to_tensor_shared(arr):\n"
+        "    try:\n        _MY_NOTEBOOK_MARK\n    except NameError:\n        return torch.from_numpy(arr)\n"
+        "    return torch.tensor(arr)\n",
+        detected=False,
+        cell="import builtins\n\nbuiltins._MY_NOTEBOOK_MARK = True\n",
+    ),
+    Forgery(
+        "center_rows_changes_its_input_when_the_result_is_dropped",
+        "05_shapes",
+        "center_rows",
+        "change the input after the evidence is taken",
+        "function body",
+        "import weakref\n\n\ndef center_rows(x):\n"
+        "    out = x - x.mean(dim=1, keepdim=True)\n"
+        "    weakref.finalize(out, x.sub_, x.mean(dim=1, keepdim=True))\n"
+        "    return out\n",
+        detected=False,
+    ),
+]

@@ -1,0 +1,38 @@
+"""`course.probes.core.call_watching_inputs` in the student's kernel: a change to an input counts whether
+it is made during the call or once the result is dropped."""
+
+from __future__ import annotations
+
+import weakref
+
+import torch
+
+from course.probes.core import call_watching_inputs
+
+
+def honest(x):
+    return x - x.mean()
+
+
+def in_place(x):
+    return x.sub_(x.mean())
+
+
+def when_dropped(x):
+    out = x - x.mean()
+    weakref.finalize(out, x.sub_, x.mean())
+    return out
+
+
+def test_an_honest_call_changes_nothing():
+    result, changed = call_watching_inputs(honest, torch.arange(4.0))
+    assert changed == [] and torch.equal(result, torch.tensor([-1.5, -0.5, 0.5, 1.5]))
+
+
+def test_a_change_during_the_call_is_seen():
+    assert call_watching_inputs(in_place, torch.arange(4.0))[1] == ["arg 0"]
+
+
+def test_a_change_made_when_the_result_is_dropped_is_seen():
+    result, changed = call_watching_inputs(when_dropped, torch.arange(4.0))
+    assert changed == ["arg 0"] and torch.equal(result, torch.tensor([-1.5, -0.5, 0.5, 1.5]))
