@@ -14,8 +14,9 @@ trustworthy or reported:
   a key the judge sends over the fresh channel. From then on the hook reports, the moment they happen,
   tracing and profiling, ctypes, gc introspection, opening /proc/self/mem, new audit hooks, changes to
   the code or defaults of course, grader, torch or NumPy functions, any touch of the guard's own, code
-  passed off as an installed or frozen module's (which the line count would skip), and threads or
-  processes started while lines are counted. While a probe calls the notebook's code, every other event
+  passed off as an installed or frozen module's (which the line count would skip), threads started
+  while a probe runs, processes started while lines are counted, and saved-tensor hooks pushed over the
+  grader's witness. While a probe calls the notebook's code, every other event
   too must be one `autograder.child.allowlist` allows, or the call ends and the event is reported.
 - `run_probe()` runs a registered probe. The probe's steps (`course.probes`) call the student's code,
   then take evidence in a sealed section: signals blocked, gc off, torch function handling off, and
@@ -79,6 +80,7 @@ SAFE_OPS = (
     "aten::detach",
 )
 WITNESS_FUNCTIONS = ("_pop_saved_tensors_default_hooks", "_saved_tensors_hooks_disable")
+WITNESS_PUSH = "_push_saved_tensors_default_hooks"  # hooks pushed over the witness would take its tensors
 # While lines are counted, the count must see every line the notebook's code runs: work handed to another
 # thread or process would not be counted, so starting one then is reported.
 THREAD_STARTS = (("_thread", "start_new_thread"), ("_thread", "start_new"), ("threading", "_start_new_thread"))
@@ -413,14 +415,27 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         wrapper.__name__ = wrapper.__qualname__ = name
         return wrapper
 
+    def pushing(original: Callable, _S=S, _emit=emit) -> Callable:
+        def _push_saved_tensors_default_hooks(*args: Any, _original=original, _S=_S, _emit=_emit) -> Any:
+            if _S.armed and not _S.busy and _S.witness is not None:
+                _emit(
+                    "torch._C._autograd._push_saved_tensors_default_hooks",
+                    "the notebook's code put saved-tensor hooks of its own over the grader's",
+                )
+            return _original(*args)
+
+        return _push_saved_tensors_default_hooks
+
+    push_hooks = autograd_c._push_saved_tensors_default_hooks
     wrappers = {name: guarded(name, getattr(autograd_c, name)) for name in WITNESS_FUNCTIONS}
+    wrappers[WITNESS_PUSH] = pushing(push_hooks)
     for name, wrapper in wrappers.items():
         setattr(autograd_c, name, wrapper)
 
     def starting(where: str, original: Callable, _S=S, _emit=emit) -> Callable:
         def wrapper(*args: Any, _original=original, _S=_S, _emit=_emit, _where=where, **kwargs: Any) -> Any:
-            if _S.armed and not _S.busy and _S.counting is not None:
-                _emit(_where, "the notebook's code started a thread while its Python lines were counted")
+            if _S.armed and not _S.busy and (_S.probing or _S.counting is not None):
+                _emit(_where, "the notebook's code started a thread while a probe called it")
             return _original(*args, **kwargs)
 
         wrapper.__name__ = wrapper.__qualname__ = where.rpartition(".")[2]
@@ -701,7 +716,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _frame=frame,
         _refused=refused,
         _settrace=sys.settrace,
-        _push=autograd_c._push_saved_tensors_default_hooks,
+        _push=push_hooks,
         _hooks=(pack, unpack),
         _tracer=tracer,
         _steps=steps_prefixes,

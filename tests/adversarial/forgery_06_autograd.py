@@ -1,7 +1,8 @@
 """Forgeries aimed at lesson 06's probes that run a backward pass (`backward_through`) or read a model's
 flags (`freeze_probe`). Each hands in a wrong answer the probe catches, plus code that tries to fool it.
 
-`backward_through` runs its backward pass through the C engine bound when the course was imported, so
+Two more forge `predict_probe`'s witness (a graph recorded under the notebook's own saved-tensor hooks,
+or in a thread of its own). `backward_through` runs its backward pass through the C engine bound when the course was imported, so
 patching `torch.autograd` changes nothing; `freeze_probe` reads the parameters it built before the call,
 through the sealed reader, so a parameter dressed up as another class is reported as what it is.
 """
@@ -152,5 +153,33 @@ FORGERIES: list[Forgery] = [
             "def binarize(x):\n"
             "    return torch.sign(x)\n"
         },
+    ),
+    Forgery(
+        # Records a graph, but under saved-tensor hooks of its own, so the grader's witness sees no tensor saved.
+        "predict_shadows_the_saved_tensor_witness",
+        "06_autograd",
+        "predict",
+        "autograd hooks",
+        "function body",
+        "def predict(model, x):\n"
+        "    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):\n"
+        "        out = model(x)\n"
+        "    return out.detach()\n",
+        detected=True,
+    ),
+    Forgery(
+        # Records a graph in a thread joined before the evidence is taken: saved-tensor hooks are per thread.
+        "predict_runs_the_forward_in_a_short_thread",
+        "06_autograd",
+        "predict",
+        "threads",
+        "function body",
+        "import threading\n\n\ndef predict(model, x):\n"
+        "    found = []\n"
+        "    worker = threading.Thread(target=lambda: found.append(model(x)))\n"
+        "    worker.start()\n"
+        "    worker.join()\n"
+        "    return found[0].detach()\n",
+        detected=True,
     ),
 ]
