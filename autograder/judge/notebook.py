@@ -315,8 +315,8 @@ class _NotebookRun:
                     "; ".join(dict.fromkeys(verdict.tampering))[:2000],
                     tampering=verdict.tampering,
                 )
-            if whole or verdict.passed or verdict.ename != "NameError":
-                return verdict
+            if verdict.passed or verdict.ename != "NameError":
+                break
         return verdict
 
     def student_cell(self, index: int, cell: Any, role: str) -> None:

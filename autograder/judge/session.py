@@ -235,18 +235,18 @@ class Session:
         return child
 
     def close_test_child(self, child: "Session", *, spoiled: bool) -> list[str]:
-        """After a test cell ran in `child`: the tamper reports it left; a child that saw tampering or died
-        (`spoiled`), or a whole-notebook child, serves no other test."""
+        """After a test cell ran in `child`: the tamper reports it left (the probe child's late reports are
+        `settle_probes`'s, after every test); a child that saw tampering or died (`spoiled`), or a
+        whole-notebook child, serves no other test."""
         self.busy += child.conn.busy if child.conn is not None else 0.0
         if child.conn is not None:
             child.conn.busy = 0.0
         if child is not self.probe_child:
             child.close()
             return child.take_events()
-        events = self.settle_probes()
-        if spoiled and self.probe_child is not None:
+        if spoiled:
             self._drop_prober()
-        return events + self.take_events()
+        return self.take_events()
 
     def probe_in(self, child: "Session", probe: str, item: str, args: tuple, kwargs: dict) -> list[dict]:
         """A probe's evidence, taken in `child` (the probe child, or a test's own child)."""
