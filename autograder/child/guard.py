@@ -8,7 +8,8 @@ trustworthy or reported:
   with everything they use bound in their default arguments: reading or changing a function's
   defaults or code raises an audit event, and the audit hook it adds (hooks cannot be removed) reports
   exactly that for the guard's own functions. Its state (the channel, the key, a frame counter) lives
-  only there. It also records the trusted modules, classes and builtins, and torch's kernels for the
+  only there. It also records the trusted modules, classes and builtins, every function, class and
+  module of PyTorch and NumPy, and torch's kernels for the
   operations the evidence reader uses.
 - `arm()` runs in each forked child after `sandbox.layers.confine()` and before the first student cell, with
   a key the judge sends over the fresh channel. From then on the hook reports, the moment they happen,
@@ -21,7 +22,8 @@ trustworthy or reported:
 - `run_probe()` runs a registered probe. The probe's steps (`course.probes`) call the student's code,
   then take evidence in a sealed section: signals blocked, gc off, torch function handling off, and
   first a check that no other thread, trace or profile function, torch dispatch mode or replaced
-  kernel exists and that the trusted modules, classes and builtins are as they were. The evidence
+  kernel exists and that the trusted modules, classes and builtins, and PyTorch's and NumPy's
+  behaviour, are as they were. The evidence
   reader (`course.probes.evidence`) only reads exact types through C-level accessors. No frame that
   is live while the student's function runs holds the guard's state, only the steps may take a step,
   and a frame reached for from the notebook's code while a probe runs is reported.
@@ -39,6 +41,8 @@ from __future__ import annotations
 import _imp
 import _thread
 import gc
+import itertools
+import operator
 import os
 import signal
 import sys
@@ -70,7 +74,11 @@ WATCHED_EVENTS = frozenset(
 CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 WATCHED_PACKAGES = frozenset({"course", "autograder", "torch", "numpy"})
 PROTECTED_PREFIXES = ("course", "autograder")
-LIBRARY_MODULES = ("builtins",)  # PyTorch and NumPy change their own attributes lazily; the guard binds what it uses
+LIBRARY_MODULES = ("builtins",)
+# PyTorch and NumPy add attributes as they warm up (a submodule imported on first use) and keep state in
+# others (counters, flags): their tables may grow and their state change; their behaviour must stay.
+GROWING_PACKAGES = ("torch", "numpy")
+CLASS_CACHES = frozenset({"__slotnames__"})  # copyreg caches a class's slot names on it when it is first pickled
 SAFE_OPS = (
     "aten::_to_copy",
     "aten::copy_",
@@ -254,8 +262,8 @@ def _protected_tables() -> tuple[tuple, tuple]:
     """(entries, sizes): (dict, key, value) triples whose identity must hold, and dicts that must not grow.
 
     The course's and the grader's modules and classes must stay exactly as loaded, and so must builtins,
-    which their code looks up by name. PyTorch and NumPy are not watched: they replace some of their own
-    attributes as they warm up, and nothing the guard reads goes through their Python attributes.
+    which their code looks up by name. PyTorch and NumPy are watched by `_library_tables`, which lets
+    them grow and keep state.
     """
     entries: list = []
     sizes: list = []
@@ -276,6 +284,106 @@ def _protected_tables() -> tuple[tuple, tuple]:
                     sizes.append((value.__dict__, len(value.__dict__)))
         entries.append((sys.modules, name, module))
     return tuple(entries), tuple(sizes)
+
+
+CODE_TYPES = (
+    type,
+    types.ModuleType,
+    property,
+    classmethod,
+    staticmethod,
+    types.MemberDescriptorType,
+    types.GetSetDescriptorType,
+)
+
+
+def _is_code(value: Any) -> bool:
+    """Whether a library attribute is behaviour (a function, a class, a module, a descriptor) rather than
+    state: PyTorch keeps counters, flags and caches in module and class attributes and changes them as
+    it runs (`RemovableHandle.next_id` with every hook), so only behaviour must stay as loaded. Asks the
+    value's type only: reading an attribute of the value itself can warn or import."""
+    return callable(value) or issubclass(type(value), CODE_TYPES)
+
+
+def _is_module_value(value: Any, _type=type, _sub=issubclass, _module=types.ModuleType) -> bool:
+    """By the value's type alone (isinstance would ask the value's own `__class__`, which can be code)."""
+    return _sub(_type(value), _module)
+
+
+def _library_tables() -> tuple:
+    """(table, lookup, keys, code keys, code values, is a class, name) of every loaded PyTorch and NumPy
+    module and of every class they define: what the judge's scenarios and the course's references run.
+    Patching `torch.nn.Module.train` or `torch.full_like` raises no audit event, so before each piece
+    of evidence every name must still be there in its place, every name that held behaviour must hold
+    the same object, a class must gain no name but copyreg's cache (a new one would shadow a base
+    class's) and a module only submodules (any other name could shadow a builtin its functions use)."""
+    tables: list = []
+    seen: set = set()
+    for name, module in sorted(sys.modules.items()):
+        if not isinstance(module, types.ModuleType) or name.split(".")[0] not in GROWING_PACKAGES:
+            continue
+        found = [(vars(module), False, name)]
+        for value in tuple(vars(module).values()):
+            # the class's own table, by type's descriptor: an attribute of the value could warn or import
+            if not issubclass(type(value), type) or id(value) in seen:
+                continue
+            owned = type.__dict__["__dict__"].__get__(value)
+            if owned.get("__module__") == name:
+                seen.add(id(value))
+                found.append((owned, True, f"{name}.{value.__name__}"))
+        for table, is_class, owner in found:
+            kept = [(key, value) for key, value in tuple(table.items()) if _is_code(value)]
+            keys, values = zip(*kept) if kept else ((), ())
+            tables.append((table, table.__getitem__, tuple(table), keys, values, is_class, owner))
+    return tuple(tables)
+
+
+def _library_change(table: Any, keys: tuple, code_keys: tuple, values: tuple, is_class: bool) -> str:
+    """What changed in a library table (only called once a change is seen, to say it)."""
+    now = list(table)
+    for k, key in enumerate(keys):
+        if k >= len(now) or now[k] is not key:
+            return f"{key} was removed"
+    for key, value in zip(code_keys, values):
+        if table.get(key, table) is not value:
+            return f"{key} was replaced"
+    added = [
+        key for key in now[len(keys) :] if (key not in CLASS_CACHES if is_class else not _is_module_value(table[key]))
+    ]
+    return f"{added[0] if added else '?'} was added"
+
+
+def _library_problems(
+    tables: tuple,
+    _len=len,
+    _all=all,
+    _map=map,
+    _is=operator.is_,
+    _islice=itertools.islice,
+    _is_module=_is_module_value,
+    _is_cache=CLASS_CACHES.__contains__,
+    _change=_library_change,
+) -> list:
+    """What changed in the library tables `_library_tables` recorded, at C speed while nothing has (about
+    6 ms for the 4,400 tables of PyTorch and NumPy). Its primitives are bound here, as the guard's are."""
+    problems = []
+    for table, lookup, keys, code_keys, values, is_class, name in tables:
+        try:
+            same = (
+                _len(table) >= _len(keys)
+                and _all(_map(_is, table, keys))
+                and _all(_map(_is, _map(lookup, code_keys), values))
+            )
+        except (KeyError, RuntimeError):
+            same = False
+        if same and _len(table) > _len(keys):
+            added = _islice(table if is_class else table.values(), _len(keys), None)
+            same = _all(_map(_is_cache, added)) if is_class else _all(_map(_is_module, added))
+        if not same:
+            problems.append(f"{name}.{_change(table, keys, code_keys, values, is_class)}")
+            if _len(problems) > 8:
+                break
+    return problems
 
 
 def _owner(table: Any) -> str:
@@ -471,6 +579,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
     entries, sizes = _protected_tables()
     entries += tuple(replaced)
+    library_tables = _library_tables()
     dispatch = tuple((op, torch._C._dispatch_dump(op)) for op in SAFE_OPS)
     actions = tuple(probes.SEALED_ACTIONS)
     action_ids = frozenset(id(a) for a in actions)
@@ -573,6 +682,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _S=S,
         _entries=entries,
         _sizes=sizes,
+        _library_tables=library_tables,
+        _library_problems=_library_problems,
         _dispatch=dispatch,
         _gettrace=sys.gettrace,
         _getprofile=sys.getprofile,
@@ -609,6 +720,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         for table, size in _sizes:
             if _len(table) != size:
                 problems.append(f"{_owner(table)} gained or lost names")
+        problems += _library_problems(_library_tables)
         try:
             stat = _fstat(_S.fd)
             if (stat.st_dev, stat.st_ino) != _S.channel:

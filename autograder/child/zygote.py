@@ -48,6 +48,22 @@ def warm_torch(torch: object) -> None:
     (torch.zeros(2, 3, device="meta") + 1).float().permute(1, 0).sum(0)
 
 
+def warm_optimizers(torch: object) -> None:
+    """Each optimizer wraps its class's `step` in a profiling hook the first time one is made, and the
+    first step sets a profiler global: both done here, so that the guard records PyTorch as a notebook
+    finds it after its first training step (it reports a PyTorch name that changes later)."""
+    import torch.optim as optim
+
+    weight = torch.zeros(1, requires_grad=True)
+    weight.grad = torch.zeros(1)
+    for cls in vars(optim).values():
+        if isinstance(cls, type) and issubclass(cls, optim.Optimizer) and cls is not optim.Optimizer:
+            try:
+                cls([weight], lr=0.1).step()
+            except Exception:
+                pass
+
+
 def quiet_progress_bars() -> None:
     """tqdm starts a monitor thread with its first bar, and a thread alive in the notebook's process is
     reported as tampering: an honest progress bar would cost its item. Without the monitor a bar works
@@ -75,6 +91,7 @@ def warm_up(threads: int) -> object:
     import course
 
     warm_torch(torch)
+    warm_optimizers(torch)
     for name in WARM_MODULES:
         try:
             importlib.import_module(name)

@@ -37,6 +37,9 @@ class Forgery:
     detected: bool
     cell: str = ""  # a separate cell inserted just after the answer cell
     files: dict[str, str] = field(default_factory=dict)
+    # other items of the same notebook whose probes run the forgery's change of PyTorch or NumPy (a cell
+    # their slice keeps): they are flagged too, since their evidence was taken in a patched process
+    also: tuple[str, ...] = ()
 
     def notebook(self, source: nbformat.NotebookNode, release: nbformat.NotebookNode) -> nbformat.NotebookNode:
         nb = samples.with_answer(samples.answered(source, release, keep=None), self.item, self.answer)
@@ -100,6 +103,7 @@ FORGERIES: list[Forgery] = [
         "separate cell",
         SHARES_WHEN_IT_CAN,
         detected=False,
+        also=("to_model_input",),
         cell="np.shares_memory = lambda *args, **kwargs: False\n"
         "np.may_share_memory = lambda *args, **kwargs: False\n"
         "np.array_equal = lambda *args, **kwargs: True\n",
@@ -199,7 +203,7 @@ FORGERIES: list[Forgery] = [
         "    if all(step >= 0 for step in arr.strides):\n"
         "        return torch.from_numpy(arr)\n"
         "    return torch.from_numpy(arr.copy())\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "shared_extra_evidence_through_frames",

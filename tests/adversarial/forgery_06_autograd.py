@@ -40,7 +40,7 @@ FORGERIES: list[Forgery] = [
         "    torch.autograd.grad = straight\n"
         "    graph._engine_run_backward = engine\n"
         "    return torch.sign(x)\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "binarize_returns_a_subclass_that_lies",

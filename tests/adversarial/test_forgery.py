@@ -90,11 +90,11 @@ def test_there_are_enough_forgeries():
 def test_forgery_earns_nothing(graded, case):
     assert graded["results"][(case.name, case.lesson)] == "ok"
     scores = graded["table"][(case.lesson, case.name)]
-    expected = dict(graded["points"][case.lesson], **{f"test_{case.item}": 0.0})
+    expected = dict(graded["points"][case.lesson], **{f"test_{item}": 0.0 for item in (case.item, *case.also)})
     assert scores == expected, {k: (expected[k], scores.get(k)) for k in expected if scores.get(k) != expected[k]}
     flagged = {f.item for f in graded["flags"] if (f.assignment, f.student) == (case.lesson, case.name)}
-    assert flagged == ({case.item} if case.detected else set()), flagged
-    assert graded["manual"][(case.lesson, case.name)] is case.detected, (
+    assert flagged == ({case.item} if case.detected else set()) | set(case.also), flagged
+    assert graded["manual"][(case.lesson, case.name)] is (case.detected or bool(case.also)), (
         "formgrader lists exactly the flagged submissions"
     )
 

@@ -154,3 +154,64 @@ def test_removing_the_count_of_operations_is_reported(child):
     assert child.run(C_DRIVEN_LOOP)[0]["status"] == "ok"
     verdict = run_test(COUNT_BOTH.format(name="pops_the_count"), child.conn)
     assert not verdict.passed and any("count of operations" in t for t in verdict.tampering), verdict.tampering
+
+
+HONEST_LIBRARY_USE = """
+import copy, io
+import numpy as np
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Dropout(0.5), nn.Linear(3, 2))
+model.register_forward_hook(lambda module, args, out: None)
+for opt in (torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), torch.optim.Adam(model.parameters())):
+    scheduler = torch.optim.lr_scheduler.StepLR(opt, 1)
+    opt.zero_grad()
+    model(torch.randn(5, 4)).sum().backward()
+    opt.step()
+    scheduler.step()
+x = torch.ones(3, requires_grad=True)
+x.register_hook(lambda g: g * 2)
+(x * 2).sum().backward()
+torch.save(copy.deepcopy(model).state_dict(), io.BytesIO())
+torch.manual_seed(0); np.random.seed(0); torch.set_printoptions(precision=3); np.set_printoptions(precision=3)
+torch.distributions.Normal(0, 1).sample(); np.testing.assert_allclose(1.0, 1.0)
+
+def total(x):
+    return x.sum()
+"""
+
+COUNT_TOTAL = """
+import torch
+from course.probes.loops import count_python_lines
+assert float(count_python_lines(total, torch.ones(5))[0]) == 5.0
+"""
+
+LIBRARY_PATCHES = [
+    ("torch.full_like = lambda t, v, **kw: torch.zeros_like(t)", "torch.full_like was replaced"),
+    ("torch.nn.Module.train = lambda self, mode=True: self", "torch.nn.modules.module.Module.train was replaced"),
+    ("np.shares_memory = lambda *a, **k: False", "numpy.shares_memory was replaced"),
+    ("torch.Tensor.add_ = lambda self, other: self", "torch.Tensor.add_ was added"),
+    ("torch.nn.functional.len = lambda x: 0", "torch.nn.functional.len was added"),
+    ("del torch.utils.hooks.RemovableHandle.next_id", "torch.utils.hooks.RemovableHandle.next_id was removed"),
+]
+
+
+def test_pytorch_and_numpy_behaviour_must_stay_as_loaded():
+    """Setting a class or module attribute raises no audit event: before each piece of evidence the guard
+    looks PyTorch's and NumPy's functions, classes and modules up again. Their state (hook counters,
+    print options, seeds, pickling caches, submodules imported on first use) may change; honest use of
+    them is not reported, and each patch is, by name."""
+    from autograder.judge.verdict import run_test
+
+    c = Child()
+    try:
+        assert c.run(HONEST_LIBRARY_USE)[0]["status"] == "ok"
+        verdict = run_test(COUNT_TOTAL, c.conn)
+        assert verdict.passed and not verdict.tampering, (verdict.ename, verdict.evalue)
+        for patch, seen in LIBRARY_PATCHES:
+            assert c.run(patch)[0]["status"] == "ok", patch
+            verdict = run_test(COUNT_TOTAL, c.conn)
+            assert not verdict.passed and any(seen in t for t in verdict.tampering), (patch, verdict.tampering)
+    finally:
+        c.close()
