@@ -14,7 +14,9 @@ stock nbgrader instead: `fast_path_refusal` says why.
 from __future__ import annotations
 
 import hashlib
+from html import escape as html_escape
 import json
+import re
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -170,6 +172,8 @@ class PageRenderer:
         self._cells_template = self._exporter.environment.get_template("autograder_cells.html.j2")
         self._outline_template = self._exporter.environment.get_template("autograder_outline.html.j2")
         self._cells: dict[str, str] = {}
+        self._skeletons: dict[str, tuple[str, str, tuple, dict] | None] = {}
+        self._highlight: tuple | None = None  # (the exporter's filter, its reusing_highlighter)
         self._heads: dict[str, str] = {}
         self._outlines: dict[str, tuple[str, str, str]] = {}
         self._prepared: tuple[str, dict] | None = None
@@ -213,8 +217,9 @@ class PageRenderer:
         self.rendered += len(missing)
         self.reused += len(keys) - len(missing)
         try:
-            if missing:
-                self._render_cells(nb, list(missing.items()), resources)
+            rest = self._from_skeletons(nb, missing, resources, context) if missing else []
+            if rest:
+                self._render_cells(nb, rest, resources)
             head, before, after = self._outline(nb, resources, context)
             return head + joined([before, *(self._cells[key] for key in keys), after])
         except Unjoinable:
@@ -239,6 +244,72 @@ class PageRenderer:
             _, prepared = self._exporter.from_notebook_node(probe, given)
             self._prepared = (context, prepared)
         return dict(self._prepared[1])
+
+    def _from_skeletons(self, nb: dict, missing: dict, resources: dict, context: str) -> list:
+        """Code cells not seen before, from a skeleton: the same cell rendered and polished once with a
+        stand-in for its highlighted source, into which this cell's own highlighted source is put
+        (polished by `fast_polish`). A cell is only new in its source most of the time (each student's
+        answer), so most new cells cost one highlighting, not a template pass and a parse. The cells
+        that cannot be made so are returned, for `_render_cells`."""
+        shapes: dict[str, str] = {}
+        for key, cell in missing.items():
+            if cell.get("cell_type") == "code" and isinstance(cell.get("source"), str) and cell["source"]:
+                shapes[key] = context + _digest(dict(cell, source=SOURCE_STANDIN))
+        unseen = {shape: missing[key] for key, shape in shapes.items() if shape not in self._skeletons}
+        if unseen:
+            self._make_skeletons(nb, unseen, resources)
+        current = self._exporter.environment.filters["highlight_code"]
+        if self._highlight is None or self._highlight[0] is not current:
+            self._highlight = (current, reusing_highlighter(current))
+        highlight = self._highlight[1]
+        rest = []
+        for key, cell in missing.items():
+            skeleton = self._skeletons.get(shapes.get(key, ""))
+            piece = None
+            if skeleton is not None:
+                before, after, args, kwargs = skeleton
+                block = fast_polish(highlight(cell["source"], *args, **kwargs))
+                piece = None if block is None else before + block + after
+            if piece is None:
+                rest.append((key, cell))
+            else:
+                self._cells[key] = piece
+        return rest
+
+    def _make_skeletons(self, nb: dict, unseen: dict, resources: dict) -> None:
+        """Render and polish each cell with its source replaced by a stand-in, which the highlighting
+        filter answers with a marker element (whitespace around a tag is merged as around the real
+        highlighted block); a shape whose page does not come out with the marker once, or that shows
+        its source elsewhere, gets None and its cells are rendered whole."""
+        from nbformat import from_dict
+
+        env = self._exporter.environment
+        real = env.filters["highlight_code"]
+        calls: list = []
+
+        def standin(source, *args, **kwargs):
+            if source == SOURCE_STANDIN:
+                calls.append((args, kwargs))
+                return MARKER + "\n"
+            return real(source, *args, **kwargs)
+
+        shell = from_dict({k: v for k, v in nb.items() if k != "cells"})
+        shell["cells"] = [from_dict(dict(cell, source=SOURCE_STANDIN)) for cell in unseen.values()]
+        env.filters["highlight_code"] = standin
+        try:
+            html = self._cells_template.render(nb=shell, resources=resources)
+        finally:
+            env.filters["highlight_code"] = real
+        raw = [piece.split(CELL_END, 1)[0] for piece in html.split(CELL_START)[1:]]
+        pieces = polish(html[html.find(CELL_START) :]).split(CELL_START)[1:]
+        usable = len(raw) == len(unseen) == len(pieces) == len(calls) and all(map(balanced, raw))
+        for k, shape in enumerate(unseen):
+            piece = pieces[k].split(CELL_END, 1)[0] if usable and CELL_END in pieces[k] else ""
+            parts = piece.split(MARKER)
+            if len(parts) != 2 or SOURCE_STANDIN in piece:
+                self._skeletons[shape] = None
+            else:
+                self._skeletons[shape] = (parts[0], parts[1], *calls[k])
 
     def _render_cells(self, nb: dict, missing: list, resources: dict) -> None:
         """Render the cells not seen before, in one pass of the template, and polish them in one pass too."""
@@ -380,6 +451,74 @@ def polish(html: str) -> str:
     for elem in soup.select(".jp-Notebook div.jp-OutputArea-output"):
         elem.attrs["tabindex"] = "0"
     return str(soup)
+
+
+SOURCE_STANDIN = "autograder_feedback_source_standin"
+MARKER = "<autograder-feedback-source></autograder-feedback-source>"
+HIGHLIGHTED = re.compile(
+    r'<div class="( ?[A-Za-z0-9_-]+(?: [A-Za-z0-9_-]+)*)"><pre>'
+    r'((?:[^<>]|<span(?: class="[A-Za-z0-9_-]+(?: [A-Za-z0-9_-]+)*")?>|</span>)*)</pre></div>\n'
+)
+ENTITIES = re.compile(r"&(?!(?:amp|lt|gt|quot|#39);)")
+
+
+def reusing_highlighter(highlight):
+    """nbconvert's `highlight_code` filter, made once: the filter builds a new pygments formatter (its
+    stylesheet included) and lexer for every cell; this one keeps one of each per language and calls
+    pygments as the filter does, for a cell with no cell-magic language and a filter with no formatter
+    options (anything else goes to the filter itself)."""
+    from nbconvert.filters.highlight import Highlight2HTML
+
+    if type(highlight) is not Highlight2HTML or highlight.extra_formatter_options:
+        return highlight
+    made: dict = {}
+
+    def reused(source, language=None, metadata=None):
+        from pygments import highlight as pygments_highlight
+
+        language = language or highlight.pygments_lexer
+        if language not in made:
+            made[language] = _lexer_and_formatter(language)
+        if made[language] is None or (language.startswith("ipython") and metadata and "magics_language" in metadata):
+            return highlight(source, language, metadata)
+        lexer, formatter = made[language]
+        return pygments_highlight(source if len(source) > 0 else " ", lexer, formatter)
+
+    return reused
+
+
+def _lexer_and_formatter(language: str) -> tuple | None:
+    """What nbconvert's filter makes for `language` on each call (None where it would warn or fall back)."""
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    if language == "ipython3":
+        from IPython.lib.lexers import IPython3Lexer
+
+        lexer = IPython3Lexer()
+    elif language.startswith("ipython"):
+        return None
+    else:
+        try:
+            lexer = get_lexer_by_name(language)
+        except ClassNotFound:
+            return None
+    return lexer, HtmlFormatter(cssclass=html_escape(f" highlight hl-{language}"))
+
+
+def fast_polish(block: str) -> str | None:
+    """`polish` of a block pygments highlighted, without parsing it: for text in flat spans, BeautifulSoup
+    writes back what it read but `&quot;` and `&#39;` as the characters they stand for. None when the
+    block is not of that shape, or holds a character whose round trip this does not cover."""
+    if not block.replace("\n", "").replace("\t", "").isprintable():
+        return None
+    shape = HIGHLIGHTED.fullmatch(block)
+    if shape is None or ENTITIES.search(block):
+        return None
+    classes, inner = shape.groups()
+    inner = inner.replace("&quot;", '"').replace("&#39;", "'")
+    return f'<div class="{" ".join(classes.split())}"><pre>{inner}</pre></div>'
 
 
 def _digest(node) -> str:

@@ -51,11 +51,25 @@ def _edit_gradebook(course: Path, lesson: str) -> None:
         gb.db.commit()
 
 
+# code a student might write, each new to the page: quotes, entities, tags, magics, unicode, and
+# characters the fast polish leaves to BeautifulSoup (a form feed, a carriage return, a no-break space)
+TRICKY_SOURCES = [
+    's = "it\'s" + \'"quoted"\' & 1 < 2 > 0  # &amp; &lt;b&gt; <script>alert(1)</script>',
+    "%%bash\necho 'hi' > /dev/null",
+    "!ls -la | grep '&'\nx = f'{1!r:>4}'  # café, naïve, 数据",
+    'def f():\n\treturn """\n  multi\r\n"""\n\x0c\ny = 1\u00a0+ 2',
+    "   ",
+]
+
+
 def _edit_notebooks(course: Path, lesson: str) -> None:
     path = course / "autograded" / "ada" / lesson / f"{lesson}.ipynb"
     nb = json.loads(path.read_text(encoding="utf-8"))
     nb["cells"].insert(1, {"cell_type": "markdown", "id": "open-div", "metadata": {}, "source": "<div>never closed"})
     nb["cells"].insert(3, {"cell_type": "markdown", "id": "stray", "metadata": {}, "source": "closes </div> early"})
+    for k, source in enumerate(TRICKY_SOURCES):
+        cell = {"cell_type": "code", "id": f"tricky-{k}", "metadata": {}, "execution_count": None, "outputs": []}
+        nb["cells"].insert(4 + k, dict(cell, source=source))
     path.write_text(json.dumps(nb, indent=1), encoding="utf-8")
     (path.parent / "notes.txt").write_text("a file beside the notebook\n", encoding="utf-8")
 
@@ -175,3 +189,33 @@ def test_balanced_tells_a_closed_fragment_from_an_open_one():
     assert not feedback_pages.balanced("<div>never closed")
     assert not feedback_pages.balanced("closes </div> early")
     assert not feedback_pages.balanced("<b><i>crossed</b></i>")
+
+
+SOURCE_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list("\"'&<>;#%!\n\t\r\x0c")), max_size=120
+)
+
+
+@hypothesis_settings(max_examples=400, deadline=None)
+@given(source=SOURCE_TEXT, lexer=st.sampled_from(["ipython3", "python", None]))
+def test_fast_polish_is_beautifulsoups_polish_of_highlighted_code(source, lexer):
+    """The fast polish of a highlighted block against BeautifulSoup's (the slow, obvious reference), or None."""
+    from nbconvert.filters.highlight import Highlight2HTML
+
+    block = Highlight2HTML(pygments_lexer=lexer)(source)
+    fast = feedback_pages.fast_polish(block)
+    slow = feedback_pages.polish(block)
+    assert fast is None or fast + "\n" == slow, (fast, slow)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(source=SOURCE_TEXT, metadata=st.sampled_from([None, {}, {"magics_language": "bash"}, {"tags": ["x"]}]))
+def test_the_reused_highlighter_writes_what_the_filter_writes(source, metadata):
+    from nbconvert.filters.highlight import Highlight2HTML
+
+    highlight = Highlight2HTML(pygments_lexer="ipython3")
+    reused = feedback_pages.reusing_highlighter(highlight)
+    assert reused is not highlight
+    assert reused(source, metadata=metadata) == highlight(source, metadata=metadata)
+    for language in ("python", "ipython2", "no-such-language"):
+        assert reused(source, language, metadata) == highlight(source, language, metadata)
