@@ -5,7 +5,8 @@ page (a quarter of a megabyte of inlined CSS included) with BeautifulSoup: about
 notebook. Here the grades come from three bulk queries, and each page is put together from the same
 template's pieces: the head, the table of contents, and one piece per cell, each rendered and polished
 by nbconvert's own code once and reused wherever the same cell comes again (the lesson text, the tests,
-the same output). A page is the concatenation of its pieces; `tests/autograder/grades/test_feedback_pages.py` checks it
+the same output). A code cell new only in its source (each student's answer) is its shape's skeleton,
+rendered once, with its own highlighted source put in. A page is the concatenation of its pieces; `tests/autograder/grades/test_feedback_pages.py` checks it
 against stock nbgrader's page for every submission of a class. A course whose configuration changes
 how nbgrader writes feedback (its exporter, template, preprocessors or folder layout) is handed to
 stock nbgrader instead: `fast_path_refusal` says why.
