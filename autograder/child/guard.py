@@ -384,32 +384,6 @@ def _dict_versions(tables: tuple) -> tuple | None:
     return tuple(readers)
 
 
-def _changed_tables(
-    tables: tuple,
-    versions: tuple | None,
-    seen: list,
-    _len=len,
-    _range=range,
-    _problems=None,
-) -> list:
-    """What changed in the library tables: only those whose dict version moved since the last look are
-    checked name by name (a table whose state changed, and nothing else, takes its new version)."""
-    if versions is None:
-        return _problems(tables)
-    now = [reader.value for reader in versions]
-    if now == seen:
-        return []
-    problems: list = []
-    for k in _range(_len(now)):
-        if now[k] != seen[k]:
-            found = _problems((tables[k],))
-            if found:
-                problems += found
-            else:
-                seen[k] = now[k]
-    return problems
-
-
 def _library_problems(
     tables: tuple,
     _len=len,
@@ -441,6 +415,32 @@ def _library_problems(
             problems.append(f"{name}.{_change(table, keys, code_keys, values, is_class)}")
             if _len(problems) > 8:
                 break
+    return problems
+
+
+def _changed_tables(
+    tables: tuple,
+    versions: tuple | None,
+    seen: list,
+    _len=len,
+    _range=range,
+    _problems=_library_problems,
+) -> list:
+    """What changed in the library tables: only those whose dict version moved since the last look are
+    checked name by name (a table whose state changed, and nothing else, takes its new version)."""
+    if versions is None:
+        return _problems(tables)
+    now = [reader.value for reader in versions]
+    if now == seen:
+        return []
+    problems: list = []
+    for k in _range(_len(now)):
+        if now[k] != seen[k]:
+            found = _problems((tables[k],))
+            if found:
+                problems += found
+            else:
+                seen[k] = now[k]
     return problems
 
 
@@ -646,9 +646,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _versions=library_versions,
         _seen=library_seen,
         _changed=_changed_tables,
-        _problems=_library_problems,
     ) -> list:
-        return _changed(_tables, _versions, _seen, _problems=_problems)
+        return _changed(_tables, _versions, _seen)
 
     dispatch = tuple((op, torch._C._dispatch_dump(op)) for op in SAFE_OPS)
     actions = tuple(probes.SEALED_ACTIONS)

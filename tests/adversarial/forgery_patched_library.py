@@ -15,6 +15,7 @@ cases are graded.
 from __future__ import annotations
 
 from tests.adversarial.forgery import Forgery
+from tests.adversarial.forgery_07_training import EPOCH_IN_EVAL_MODE
 
 STEP_WITHOUT_ZERO_GRAD = """\
 {patch}def training_step(model, images, labels, optimizer, loss_fn):
@@ -31,18 +32,7 @@ EVALUATE_IN_THE_MODE_IT_IS_GIVEN = """\
     return (predicted == labels).float().mean().item()
 """
 
-EPOCH_WITHOUT_TRAIN = """\
-def train_one_epoch(model, loader, optimizer, loss_fn):
-    device = next(model.parameters()).device
-    losses = []
-    for images, labels in loader:
-        optimizer.zero_grad()
-        loss = loss_fn(model(images.to(device)), labels.to(device))
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return sum(losses) / len(losses)
-"""
+EPOCH_WITHOUT_TRAIN = EPOCH_IN_EVAL_MODE.format(body="", after="")  # never calls model.train()
 
 ZEROS_FOR_FULL_LIKE = "torch.full_like = lambda tensor, value, **kwargs: torch.zeros_like(tensor, **kwargs)\n\n\n"
 
