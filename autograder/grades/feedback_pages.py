@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from html import escape as html_escape
 import json
+import marshal
 import re
 import os
 import shutil
@@ -174,12 +175,14 @@ class PageRenderer:
         self._outline_template = self._exporter.environment.get_template("autograder_outline.html.j2")
         self._cells: dict[str, str] = {}
         self._skeletons: dict[str, tuple[str, str, tuple, dict] | None] = {}
+        self._spliced_once: set[str] = set()
         self._highlight: tuple | None = None  # (the exporter's filter, its reusing_highlighter)
         self._heads: dict[str, str] = {}
         self._outlines: dict[str, tuple[str, str, str]] = {}
         self._prepared: tuple[str, dict] | None = None
         self.rendered = 0
         self.reused = 0
+        self.spliced = 0
         self.whole = 0
 
     def page(
@@ -217,12 +220,13 @@ class PageRenderer:
                 missing[key] = cell
         self.rendered += len(missing)
         self.reused += len(keys) - len(missing)
+        own: dict[str, str] = {}
         try:
-            rest = self._from_skeletons(nb, missing, resources, context) if missing else []
+            rest = self._from_skeletons(nb, missing, resources, context, own) if missing else []
             if rest:
                 self._render_cells(nb, rest, resources)
             head, before, after = self._outline(nb, resources, context)
-            return head + joined([before, *(self._cells[key] for key in keys), after])
+            return head + joined([before, *(own[key] if key in own else self._cells[key] for key in keys), after])
         except Unjoinable:
             self.whole += 1
             return polish(self._exporter.template.render(nb=from_dict(nb), resources=resources).lstrip("\r\n"))
@@ -246,12 +250,14 @@ class PageRenderer:
             self._prepared = (context, prepared)
         return dict(self._prepared[1])
 
-    def _from_skeletons(self, nb: dict, missing: dict, resources: dict, context: str) -> list:
+    def _from_skeletons(self, nb: dict, missing: dict, resources: dict, context: str, own: dict) -> list:
         """Code cells not seen before, from a skeleton: the same cell rendered and polished once with a
         stand-in for its highlighted source, into which this cell's own highlighted source is put
         (polished by `fast_polish`). A cell is only new in its source most of the time (each student's
         answer), so most new cells cost one highlighting, not a template pass and a parse. The cells
-        that cannot be made so are returned, for `_render_cells`."""
+        that cannot be made so are returned, for `_render_cells`. A spliced cell is kept for later
+        pages from its second sighting on (most are one student's answer, never seen again); until
+        then it is in `own`."""
         shapes: dict[str, str] = {}
         for key, cell in missing.items():
             if cell.get("cell_type") == "code" and isinstance(cell.get("source"), str) and cell["source"]:
@@ -259,29 +265,42 @@ class PageRenderer:
         unseen = {shape: missing[key] for key, shape in shapes.items() if shape not in self._skeletons}
         if unseen:
             self._make_skeletons(nb, unseen, resources)
-        current = self._exporter.environment.filters["highlight_code"]
-        if self._highlight is None or self._highlight[0] is not current:
-            self._highlight = (current, reusing_highlighter(current))
-        highlight = self._highlight[1]
         rest = []
         for key, cell in missing.items():
             skeleton = self._skeletons.get(shapes.get(key, ""))
-            piece = None
-            if skeleton is not None:
-                before, after, args, kwargs = skeleton
-                block = fast_polish(highlight(cell["source"], *args, **kwargs))
-                piece = None if block is None else before + block + after
+            piece = None if skeleton is None else self._splice(skeleton, cell["source"])
             if piece is None:
                 rest.append((key, cell))
-            else:
+            elif key in self._spliced_once:
+                self.spliced += 1
                 self._cells[key] = piece
+            else:
+                self.spliced += 1
+                self._spliced_once.add(key)
+                own[key] = piece
         return rest
+
+    def _splice(self, skeleton: tuple, source: str) -> str | None:
+        """The cell of this skeleton with `source` (None where `fast_polish` leaves the block to BeautifulSoup)."""
+        before, after, args, kwargs = skeleton
+        highlight = self._highlighter(self._exporter.environment.filters["highlight_code"])
+        block = fast_polish(highlight(source, *args, **kwargs))
+        return None if block is None else before + block + after
+
+    def _highlighter(self, current):
+        """`reusing_highlighter` of the exporter's filter, made again only when the exporter makes a new filter."""
+        if self._highlight is None or self._highlight[0] is not current:
+            self._highlight = (current, reusing_highlighter(current))
+        return self._highlight[1]
 
     def _make_skeletons(self, nb: dict, unseen: dict, resources: dict) -> None:
         """Render and polish each cell with its source replaced by a stand-in, which the highlighting
         filter answers with a marker element (whitespace around a tag is merged as around the real
-        highlighted block); a shape whose page does not come out with the marker once, or that shows
-        its source elsewhere, gets None and its cells are rendered whole."""
+        highlighted block), and, in the same pass, with a probe source, highlighted as a spliced one is.
+        A shape serves only if its page comes out with the marker once and its source nowhere else, and
+        the probe spliced into it is the probe rendered and polished whole (a template that used the
+        highlighted block other than as it stands fails there); else it gets None and its cells are
+        rendered whole."""
         from nbformat import from_dict
 
         env = self._exporter.environment
@@ -292,25 +311,32 @@ class PageRenderer:
             if source == SOURCE_STANDIN:
                 calls.append((args, kwargs))
                 return MARKER + "\n"
-            return real(source, *args, **kwargs)
+            return self._highlighter(real)(source, *args, **kwargs)
 
         shell = from_dict({k: v for k, v in nb.items() if k != "cells"})
-        shell["cells"] = [from_dict(dict(cell, source=SOURCE_STANDIN)) for cell in unseen.values()]
+        shell["cells"] = [
+            from_dict(dict(cell, source=source))
+            for source in (SOURCE_STANDIN, SOURCE_PROBE)
+            for cell in unseen.values()
+        ]
         env.filters["highlight_code"] = standin
         try:
             html = self._cells_template.render(nb=shell, resources=resources)
         finally:
             env.filters["highlight_code"] = real
         raw = [piece.split(CELL_END, 1)[0] for piece in html.split(CELL_START)[1:]]
-        pieces = polish(html[html.find(CELL_START) :]).split(CELL_START)[1:]
-        usable = len(raw) == len(unseen) == len(pieces) == len(calls) and all(map(balanced, raw))
+        polished = polish(html[html.find(CELL_START) :]).split(CELL_START)[1:]
+        pieces = [piece.split(CELL_END, 1)[0] for piece in polished]
+        usable = len(raw) == len(pieces) == 2 * len(unseen) == 2 * len(calls) and all(map(balanced, raw))
+        usable = usable and all(CELL_END in piece for piece in polished)
         for k, shape in enumerate(unseen):
-            piece = pieces[k].split(CELL_END, 1)[0] if usable and CELL_END in pieces[k] else ""
-            parts = piece.split(MARKER)
-            if len(parts) != 2 or SOURCE_STANDIN in piece:
+            parts = pieces[k].split(MARKER) if usable else []
+            skeleton = (parts[0], parts[1], *calls[k]) if len(parts) == 2 else None
+            if skeleton is None or SOURCE_STANDIN in pieces[k]:
                 self._skeletons[shape] = None
             else:
-                self._skeletons[shape] = (parts[0], parts[1], *calls[k])
+                probe = self._splice(skeleton, SOURCE_PROBE)
+                self._skeletons[shape] = skeleton if probe == pieces[len(unseen) + k] else None
 
     def _render_cells(self, nb: dict, missing: list, resources: dict) -> None:
         """Render the cells not seen before, in one pass of the template, and polish them in one pass too."""
@@ -455,12 +481,13 @@ def polish(html: str) -> str:
 
 
 SOURCE_STANDIN = "autograder_feedback_source_standin"
+SOURCE_PROBE = "x = '<&\"é>'  # autograder_feedback_probe\n"
 MARKER = "<autograder-feedback-source></autograder-feedback-source>"
 HIGHLIGHTED = re.compile(
-    r'<div class="( ?[A-Za-z0-9_-]+(?: [A-Za-z0-9_-]+)*)"><pre>'
-    r'((?:[^<>]|<span(?: class="[A-Za-z0-9_-]+(?: [A-Za-z0-9_-]+)*")?>|</span>)*)</pre></div>\n'
+    r'<div class=" highlight hl-([A-Za-z0-9_+.-]+)"><pre>'
+    r'((?:[^<>&]++|&(?:amp|lt|gt|quot|#39);|<span(?: class="[A-Za-z0-9_-]+(?: [A-Za-z0-9_-]+)*+")?>|</span>)*+)'
+    r"</pre></div>\n"
 )
-ENTITIES = re.compile(r"&(?!(?:amp|lt|gt|quot|#39);)")
 
 
 def reusing_highlighter(highlight):
@@ -495,9 +522,11 @@ def _lexer_and_formatter(language: str) -> tuple | None:
     from pygments.util import ClassNotFound
 
     if language == "ipython3":
-        from IPython.lib.lexers import IPython3Lexer
-
-        lexer = IPython3Lexer()
+        try:
+            from IPython.lib.lexers import IPython3Lexer
+        except ModuleNotFoundError:
+            return None
+        lexer = with_magic_rules_guarded(IPython3Lexer())
     elif language.startswith("ipython"):
         return None
     else:
@@ -508,22 +537,73 @@ def _lexer_and_formatter(language: str) -> tuple | None:
     return lexer, HtmlFormatter(cssclass=html_escape(f" highlight hl-{language}"))
 
 
+# Each of IPython's magic rules, as the start of its pattern: a match of any of them at a position
+# needs text there that MAGIC_NEEDS matches (a "%" or "!", or "%%" or "?" after blanks and a name).
+MAGIC_RULE = re.compile(
+    r"\(\?i?s\)\((?:\^)?\\s\*\)\(%%|\(%%\?\)\(|\(%\)\(|\\b\(\\\?|\^\(!!\)\(|\(!\)\(|\^\(\\s\*\)\(\\\?"
+    r"|\(\\s\*%\{0,2\}\[\\w\\\.\\\*\]\*\)\(\\\?"
+)
+MAGIC_NEEDS = re.compile(r"[%!]|\s*%%|\s*%{0,2}[\w.*]*\?")
+
+
+def with_magic_rules_guarded(lexer):
+    """IPython's lexer tries its 27 magic rules, one regular expression each, before Python's at every
+    token of its root state; here they are one entry, tried in the same order only where MAGIC_NEEDS
+    matches (where it does not, none of them can), with each rule's own action. The lexer as it came
+    where its rules are not the ones this knows."""
+    from pygments.lexers import PythonLexer
+
+    root = lexer._tokens.get("root", [])
+    python = [rule[0].__self__.pattern for rule in PythonLexer()._tokens["root"]]
+    count = len(root) - len(python)
+    magic = root[:count]
+    if count < 1 or [rule[0].__self__.pattern for rule in root[count:]] != python:
+        return lexer
+    if not all(new is None and callable(act) and MAGIC_RULE.match(rx.__self__.pattern) for rx, act, new in magic):
+        return lexer
+    actions = {rx.__self__: act for rx, act, _ in magic}
+
+    def match(text, pos):
+        if MAGIC_NEEDS.match(text, pos) is None:
+            return None
+        for rx, _, _ in magic:
+            found = rx(text, pos)
+            if found:
+                return found
+        return None
+
+    def act(owner, found):
+        yield from actions[found.re](owner, found)
+
+    lexer._tokens = dict(lexer._tokens, root=[(match, act, None), *root[count:]])
+    return lexer
+
+
 def fast_polish(block: str) -> str | None:
-    """`polish` of a block pygments highlighted, without parsing it: for text in flat spans, BeautifulSoup
-    writes back what it read but `&quot;` and `&#39;` as the characters they stand for. None when the
-    block is not of that shape, or holds a character whose round trip this does not cover."""
+    """`polish` of a block nbconvert's filter highlighted, without parsing it: for text in flat spans,
+    BeautifulSoup writes back what it read but the div's class without its leading space and `&quot;`
+    and `&#39;` as the characters they stand for. None when the block is not of exactly that shape, or
+    holds a character whose round trip this does not cover (a carriage return, a form feed)."""
     if not block.replace("\n", "").replace("\t", "").isprintable():
         return None
     shape = HIGHLIGHTED.fullmatch(block)
-    if shape is None or ENTITIES.search(block):
+    if shape is None:
         return None
-    classes, inner = shape.groups()
+    language, inner = shape.groups()
     inner = inner.replace("&quot;", '"').replace("&#39;", "'")
-    return f'<div class="{" ".join(classes.split())}"><pre>{inner}</pre></div>'
+    return f'<div class="highlight hl-{language}"><pre>{inner}</pre></div>'
 
 
 def _digest(node) -> str:
-    return hashlib.sha1(json.dumps(node, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    """A key for a notebook's part as `read_notebook` gives it (dicts, lists, strings, numbers, None).
+    marshal's bytes read back to the same values in the same order, so two parts with one key are the
+    same part; format 2 has no back-references, whose flags would follow reference counts. Four times
+    faster than JSON with sorted keys, for the eighty cells of each page; JSON still keys what marshal
+    refuses (a subclass of str from a database driver)."""
+    try:
+        return "m" + hashlib.sha1(marshal.dumps(node, 2)).hexdigest()
+    except ValueError:
+        return "j" + hashlib.sha1(json.dumps(node, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 def _unpolished_class():
@@ -598,13 +678,15 @@ def _rejoin_bundle(data: dict) -> None:
 
 @dataclass
 class Written:
-    """What one run wrote: pages, submissions, and each submission whose pages could not be written."""
+    """What one run wrote: pages, submissions, and each submission whose pages could not be written; cells
+    rendered (of which spliced into a skeleton), and reused."""
 
     pages: int = 0
     submissions: int = 0
     failed: list[tuple[str, str, str]] = field(default_factory=list)
     rendered: int = 0
     reused: int = 0
+    spliced: int = 0
     whole: int = 0
 
 
@@ -676,6 +758,7 @@ def write_feedback(
             written.failed += part.failed
             written.rendered += part.rendered
             written.reused += part.reused
+            written.spliced += part.spliced
             written.whole += part.whole
             bar.update(part.submissions + len(part.failed))
     finally:
@@ -703,7 +786,7 @@ def _start_worker(course_dir: str, db_url: str, ignore: list[str]) -> None:
 def _write_chunk(chunk: list) -> Written:
     renderer: PageRenderer = _WORKER["renderer"]
     course: Path = _WORKER["course"]
-    before = (renderer.rendered, renderer.reused, renderer.whole)
+    before = (renderer.rendered, renderer.reused, renderer.spliced, renderer.whole)
     done = Written()
     for who, assignment, marks in chunk:
         source = course / "autograded" / who / assignment
@@ -716,8 +799,8 @@ def _write_chunk(chunk: list) -> Written:
             continue
         done.pages += pages
         done.submissions += 1
-    done.rendered, done.reused, done.whole = (
-        now - then for now, then in zip((renderer.rendered, renderer.reused, renderer.whole), before)
+    done.rendered, done.reused, done.spliced, done.whole = (
+        now - then for now, then in zip((renderer.rendered, renderer.reused, renderer.spliced, renderer.whole), before)
     )
     return done
 
