@@ -296,3 +296,29 @@ def test_the_reused_highlighter_writes_what_the_filter_writes(source, metadata):
     assert REUSED(source, metadata=metadata) == highlight(source, metadata=metadata)
     for language in ("python", "ipython2", "bash", "no-such-language"):
         assert REUSED(source, language, metadata) == highlight(source, language, metadata)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["a.ipynb", "b.ipynb"],
+        ["a.ipynb", ".hidden.ipynb"],
+        ["a.ipynb", "LOUD.IPYNB"],
+        ["a.ipynb", "notes.txt"],
+        ["a.ipynb", "folder.ipynb/inside.csv"],
+        ["a.ipynb", ".ipynb_checkpoints/a-checkpoint.ipynb", "data/x.pyc"],
+    ],
+)
+def test_other_files_are_the_ones_nbgrader_would_copy(tmp_path: Path, names: list[str]) -> None:
+    from nbgrader.utils import find_all_files
+
+    source, dest = tmp_path / "source", tmp_path / "dest"
+    for name in names:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(name, encoding="utf-8")
+    dest.mkdir()
+    ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+    feedback_pages.copy_other_files(source, dest, ignore)
+    copied = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    expected = sorted(str(Path(n).relative_to(source)) for n in find_all_files(str(source), ignore + ["*.ipynb"]))
+    assert copied == expected
