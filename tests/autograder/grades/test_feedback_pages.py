@@ -322,3 +322,69 @@ def test_other_files_are_the_ones_nbgrader_would_copy(tmp_path: Path, names: lis
     copied = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
     expected = sorted(str(Path(n).relative_to(source)) for n in find_all_files(str(source), ignore + ["*.ipynb"]))
     assert copied == expected
+
+
+JSON_LIKE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@hypothesis_settings(max_examples=400, deadline=None)
+@given(first=JSON_LIKE, second=JSON_LIKE)
+def test_cells_share_a_key_only_when_they_are_the_same(first, second):
+    """Against the obvious reference: JSON with type names, in order (1, 1.0 and True are three values)."""
+
+    def spelled(node):
+        if isinstance(node, dict):
+            return ["dict", [[key, spelled(value)] for key, value in node.items()]]
+        if isinstance(node, list):
+            return ["list", [spelled(value) for value in node]]
+        return [type(node).__name__, node]
+
+    same = json.dumps(spelled(first)) == json.dumps(spelled(second))
+    assert (feedback_pages._digest(first) == feedback_pages._digest(second)) == same
+    assert feedback_pages._digest(json.loads(json.dumps(first))) == feedback_pages._digest(
+        json.loads(json.dumps(first))
+    )
+
+
+def test_a_value_marshal_refuses_is_keyed_by_its_json():
+    class Text(str):
+        pass
+
+    assert feedback_pages._digest({"source": Text("x = 1")}).startswith("j")
+    assert feedback_pages._digest({"source": Text("x = 1")}) != feedback_pages._digest({"source": Text("x = 2")})
+
+
+@pytest.mark.parametrize("change", ["", " | replace('x', 'y')"])
+def test_a_skeleton_serves_only_when_the_probe_spliced_into_it_is_the_probe_rendered(graded_class, change):
+    """A template that changes the text around the marker's place (here, every `x` in a cell) keeps
+    the marker whole, so only the probe can tell its skeletons are wrong: they must not serve."""
+    from autograder.config import nbconfig
+
+    renderer = feedback_pages.PageRenderer(nbconfig.load(graded_class))
+    base = renderer._exporter.config.HTMLExporter.get("template_file", "index.html.j2")
+    renderer._cells_template = renderer._exporter.environment.from_string(
+        f"{{%- extends {base!r} -%}}{{%- block any_cell scoped -%}}{feedback_pages.CELL_START}"
+        f"{{{{ super(){change} }}}}{feedback_pages.CELL_END}{{%- endblock any_cell -%}}"
+    )
+    lesson = commands.source_assignments(graded_class)[0]
+    marks = feedback_pages.marks_for(gradebook.db_url(graded_class), lesson)
+    for student in ("blake", "chen"):
+        path = graded_class / "autograded" / student / lesson / f"{lesson}.ipynb"
+        nb = feedback_pages.read_notebook(path)
+        nb["cells"].append({"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": []})
+        nb["cells"][-1]["source"] = f"x = {student!r}"
+        renderer.page(
+            nb,
+            marks[(student, lesson)],
+            student=student,
+            assignment=lesson,
+            notebook=lesson,
+            source=path,
+            db_url="",
+        )
+    proven = [skeleton for skeleton in renderer._skeletons.values() if skeleton is not None]
+    assert (renderer.spliced > 0 and proven) if not change else (renderer.spliced == 0 and not proven)
