@@ -630,20 +630,19 @@ def _unpolished_class():
     return UnpolishedHTML
 
 
-def copy_other_files(source: Path, dest: Path, ignore: list[str]) -> int:
-    """What nbgrader's converters copy beside the pages: every file but the notebooks and the ignored.
-    Returns how many it copied."""
+def copy_other_files(source: Path, dest: Path, ignore: list[str]) -> None:
+    """What nbgrader's converters copy beside the pages: every file but the notebooks and the ignored,
+    mode 644 as nbgrader leaves them."""
     from nbgrader.utils import find_all_files
 
     with os.scandir(source) as entries:
         if all(_plainly_a_notebook(entry) for entry in entries):
-            return 0  # the usual folder: nothing to copy, and no glob per file to find that out
-    names = find_all_files(str(source), list(ignore) + ["*.ipynb"])
-    for name in names:
+            return  # the usual folder: nothing to copy, and no glob per file to find that out
+    for name in find_all_files(str(source), list(ignore) + ["*.ipynb"]):
         target = dest / Path(name).relative_to(source)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(name, target)
-    return len(names)
+        os.chmod(target, 0o644)
 
 
 def _plainly_a_notebook(entry: os.DirEntry) -> bool:
@@ -822,7 +821,7 @@ def _write_submission(
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    copied = copy_other_files(source, dest, _WORKER["ignore"])
+    copy_other_files(source, dest, _WORKER["ignore"])
     notebooks = sorted(p for p in source.glob("*.ipynb") if not p.name.startswith("."))
     for path in notebooks:
         if path.stem not in marks:
@@ -836,22 +835,7 @@ def _write_submission(
             source=path,
             db_url=_WORKER["db_url"],
         )
-        _write_page(dest / f"{path.stem}.html", page.encode("utf-8"))
-    if copied:
-        for folder, _, files in os.walk(dest):
-            for name in files:
-                os.chmod(os.path.join(folder, name), 0o644)
+        target = dest / f"{path.stem}.html"
+        target.write_bytes(page.encode("utf-8"))  # one buffer: a text file writes 260 kB in chunks
+        os.chmod(target, 0o644)
     return len(notebooks)
-
-
-def _write_page(path: Path, data: bytes) -> None:
-    """The page's bytes in a new file readable by all, as nbgrader leaves it; in one buffer, where a
-    text file would encode and write a page of 260 kB in chunks."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        os.fchmod(fd, 0o644)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
