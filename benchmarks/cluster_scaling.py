@@ -23,9 +23,13 @@ Prints:
 
 - throughput with one and with two workers (notebooks per second, pools warm);
 - the coordinator's cost per notebook, PostgreSQL's part of it and the Dask client's share, and
-  the ceiling they set on notebooks per second however many workers there are;
+  the ceiling they set on notebooks per second however many workers there are; and the CPU the
+  coordinator's process spent per notebook in all its threads, the work beside its main loop included;
 - the wall time that implies for a class of --notebooks notebooks (default 50,000) on N machines of
   16 cores, each core grading at the one-worker rate measured here.
+
+Each run starts once what was written before it (the class copied, the runs before) is on the disk, so
+that the kernel's throttling of the writes left over from them is not counted in it.
 
 Checks that every run gives every item the same score. Every server is stopped at the end.
 """
@@ -155,6 +159,7 @@ def timed_run(
     if replay is not None:
         answers = recorded_answers(replay)
         grader.JudgePool = lambda *args, **kwargs: Replay(answers)
+    os.sync()  # what this run's set-up and the runs before it wrote goes to the disk before the clock starts
     try:
         cpu, wall = time.process_time(), time.perf_counter()
         results = commands.grade(course, cluster=address, local=address is None, progress=False, stats=stats)
@@ -267,6 +272,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{through_dask['notebooks'] / through_dask['loop']:.0f} notebooks/s; {cluster_mod.Cluster.CHUNK} notebooks a task, "
         f"{through_dask['bytes'][0] / through_dask['notebooks'] / 1e3:.0f} kB out and {through_dask['bytes'][1] / through_dask['notebooks'] / 1e3:.0f} kB "
         "back per notebook"
+    )
+    print(
+        f"The coordinator's process, all its threads (writers, Dask's event loop fetching results): "
+        f"{alone['cpu'] / m * 1000:.2f} ms of CPU per notebook alone, "
+        f"{through_dask['cpu'] / through_dask['notebooks'] * 1000:.2f} ms through Dask"
     )
     print(
         f"While two workers grade on the same cores: {two['serial'] / n * 1000:.1f} ms of coordinator work per notebook "

@@ -1,9 +1,10 @@
 """Grading on a Dask cluster, the coordinator's side: one job per notebook out, the results back.
 
 `Cluster` is a Dask client that submits jobs (JSON text carrying their content,
-`judge.jobs`) a few to a task (`CHUNK`, so the scheduler's and the client's cost per task is
-shared by several notebooks), in batches, keeps a bounded number in flight, and yields the results
-as they come (those finished together fetched together), for the coordinator to record. A task that
+`judge.jobs`) several to a task (`CHUNK`, so the scheduler's and the client's cost per task is
+shared by several notebooks, and a notebook's template goes once for all its jobs in the task), in
+batches, keeps a bounded number in flight, and yields the results as they come (fetched by Dask's
+event loop in its own thread, not waited for by the coordinator's), for the coordinator to record. A task that
 fails as a whole has its jobs sent again one to a task, so one notebook that kills its workers
 cannot take its neighbours with it. The coordinator stays the only writer of records,
 `autograded/` and the gradebook; a task Dask ran twice still has one future, so one result and one
@@ -13,11 +14,12 @@ Security: Dask's messages are pickles, so whoever reaches an unauthenticated sch
 beside the hidden tests. The coordinator connects over TLS with the certificates set in Dask's
 own settings (`distributed.comm.tls.*`, or DASK_DISTRIBUTED__COMM__TLS__CA_FILE and friends) and
 refuses an unencrypted address unless the instructor allows it. Results cross as the judges' JSON
-text and are read with `json.loads`: nothing student code produced is ever unpickled.
+text (`worker.answer_text`) and are read with `json.loads`: nothing student code produced is ever unpickled.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
@@ -90,7 +92,7 @@ def _task_key(jobs: list[dict]) -> str:
 class Cluster:
     """The coordinator's pool, on a Dask cluster: `run` yields one result per job, `close` lets go."""
 
-    CHUNK = 4  # jobs per task: with the window below, two tasks per worker thread in flight
+    CHUNK = 8  # jobs per task: with the window below, two tasks per worker thread in flight
 
     def __init__(
         self,
@@ -126,7 +128,8 @@ class Cluster:
             raise ClusterError(f"the scheduler at {address} did not take the grading pool's plugin: {exc}") from None
         self._window = (0.0, 0)
         self._threads = 1
-        self._templates: dict[int, tuple[dict, str]] = {}  # id -> (the template, its JSON text)
+        self._templates: dict[int, tuple[dict, str, str]] = {}  # id -> (the template, its name, its JSON text)
+        self._names = itertools.count()
         self.busy_s = 0.0  # seconds in the Dask client: sending jobs and reading results (not waiting for them)
         self.bytes_moved = (0, 0)  # characters of the tasks' texts sent, of their results' texts received
 
@@ -140,31 +143,31 @@ class Cluster:
                 threads = sum(self.client.nthreads().values())
             except Exception:
                 threads = 0
-            size = max(64, 8 * threads)
+            size = max(64, 2 * self.CHUNK * threads)
             self._window = (time.monotonic(), size)
             self._threads = max(1, threads)
         return size
 
     def chunk(self, jobs: int) -> int:
         """Jobs per task for a batch of `jobs`: `CHUNK`, or fewer when the batch would not give every
-        worker thread a task (a small class is spread over all of them)."""
-        return max(1, min(self.CHUNK, -(-jobs // self._threads)))
+        worker thread two tasks (a small class is spread over all of them: Dask may queue two tasks on
+        one thread while another has none)."""
+        return max(1, min(self.CHUNK, -(-jobs // (2 * self._threads))))
 
     def run(self, jobs, limits=None):
         """Submit `jobs` (read lazily) and yield each result as it comes back; ClusterError stops the run.
 
         Jobs go out in batches (one message to the scheduler once a quarter of the window has room),
-        `CHUNK` to a task, and the results of every task finished since the last look are fetched
-        together. The texts of the jobs in flight are kept, to send a failed task's jobs again singly."""
-        import itertools
-
+        `CHUNK` to a task, the jobs of one notebook side by side; a task's result is fetched as soon as
+        it is done, in the background, and those fetched since the last look are taken together. The
+        texts of the jobs in flight are kept, to send a failed task's jobs again singly."""
         from distributed import as_completed
 
         source = iter(jobs)
-        flying: dict = {}  # future -> its jobs, as (identity, JSON text)
+        flying: dict = {}  # future -> its jobs, as `_parts`
         in_flight = 0  # jobs
-        alone: list[tuple[dict, str]] = []  # jobs whose task failed, to go again one to a task
-        done = as_completed(loop=self.client.loop)
+        alone: list[tuple] = []  # jobs whose task failed, to go again one to a task
+        done = as_completed(loop=self.client.loop, with_results=True, raise_errors=False)  # fetched off this thread
         exhausted = False
         idle_since = time.monotonic()
         while True:
@@ -179,9 +182,9 @@ class Cluster:
                 batch = list(itertools.islice(source, room)) if room > 0 and not exhausted else []
                 exhausted = exhausted or len(batch) < room
                 t0 = time.perf_counter()
-                pairs = [({k: job[k] for k in IDENT}, self._text(job)) for job in batch]
-                step = self.chunk(len(pairs))
-                chunks += [pairs[i : i + step] for i in range(0, len(pairs), step)]
+                parts = sorted((self._parts(job) for job in batch), key=lambda part: part[2] or "")
+                step = self.chunk(len(parts))  # the jobs of one notebook side by side, to share their tasks
+                chunks += [parts[i : i + step] for i in range(0, len(parts), step)]
                 if chunks:
                     in_flight += self._submit(chunks, flying, done)
                 self.busy_s += time.perf_counter() - t0
@@ -196,34 +199,27 @@ class Cluster:
                 continue
             idle_since = time.monotonic()
             t0 = time.perf_counter()
-            ready = [future for future in finished if future.status == "finished"]
-            try:
-                texts = dict(zip(ready, self.client.gather(ready))) if ready else {}
-            except Exception as exc:
-                raise self._lost(exc) from None
-            self.bytes_moved = (
-                self.bytes_moved[0],
-                self.bytes_moved[1] + sum(len(t) for t in texts.values() if isinstance(t, str)),
-            )
             answers = []
-            for future in finished:
+            for future, text in finished:
+                if isinstance(text, str):
+                    self.bytes_moved = (self.bytes_moved[0], self.bytes_moved[1] + len(text))
                 chunk = flying.pop(future)
                 in_flight -= len(chunk)
                 if future.status == "error" and len(chunk) > 1:
                     alone.extend(chunk)
                 else:
-                    answers.extend(self._results(future, [ident for ident, _ in chunk], texts.get(future)))
+                    answers.extend(self._results(future, [part[0] for part in chunk], text))
                 future.release()
             self.busy_s += time.perf_counter() - t0
             yield from answers
 
-    def _submit(self, chunks: list[list[tuple[dict, str]]], flying: dict, done) -> int:
+    def _submit(self, chunks: list[list[tuple]], flying: dict, done) -> int:
         """Send one task for each chunk of jobs, in one message to the scheduler; the number of jobs sent."""
-        from autograder.cluster.worker import grade_on_worker
+        from autograder.cluster.worker import grade_on_worker, task_text
 
-        tasks = ["[" + ",".join(text for _, text in chunk) + "]" for chunk in chunks]
+        tasks = [task_text([part[1:] for part in chunk]) for chunk in chunks]
         self.bytes_moved = (self.bytes_moved[0] + sum(map(len, tasks)), self.bytes_moved[1])
-        keys = [_task_key([ident for ident, _ in chunk]) for chunk in chunks]
+        keys = [_task_key([part[0] for part in chunk]) for chunk in chunks]
         try:
             futures = self.client.map(grade_on_worker, tasks, key=keys, pure=False)
         except Exception as exc:
@@ -233,19 +229,22 @@ class Cluster:
         done.update(futures)
         return sum(len(chunk) for chunk in chunks)
 
-    def _text(self, job: dict) -> str:
-        """The job as JSON text. Every job of a notebook carries the same template object (`jobs.load` reads
-        it once), so its text is made once and spliced in, not written again for each student."""
+    def _parts(self, job: dict) -> tuple[dict, str, str | None, str | None]:
+        """(the job's identity, its JSON text, the name of its template, the template's JSON text). Every job of
+        a notebook carries the same template object (`jobs.load` reads it once): its text is made once, and a
+        task carries it once for all its jobs of that notebook (the job names it in `template_ref`)."""
+        ident = {k: job[k] for k in IDENT}
         template = job.get("template")
         if not isinstance(template, dict):
-            return json.dumps(job)
+            return ident, json.dumps(job), None, None
         held = self._templates.get(id(template))
         if held is None or held[0] is not template:
             if len(self._templates) >= 256:
                 self._templates.clear()
-            held = self._templates[id(template)] = (template, json.dumps(template))
-        rest = json.dumps({k: v for k, v in job.items() if k != "template"})
-        return rest[:-1] + (', "template": ' if rest != "{}" else '"template": ') + held[1] + "}"
+            held = self._templates[id(template)] = (template, str(next(self._names)), json.dumps(template))
+        rest = {k: v for k, v in job.items() if k != "template"}
+        rest["template_ref"] = held[1]
+        return ident, json.dumps(rest), held[1], held[2]
 
     def _lost(self, exc: BaseException | None = None) -> ClusterLost:
         why = f" ({type(exc).__name__}: {exc})" if exc else ""
@@ -282,11 +281,10 @@ class Cluster:
             else:
                 why = f"the cluster could not run this notebook's job ({type(exc).__name__})"
             return [failed_result(job, why) for job in jobs]
-        try:
-            answers = json.loads(text) if isinstance(text, str) else None
-        except ValueError:
-            answers = None
-        if not isinstance(answers, list):
+        from autograder.cluster.worker import answer_results
+
+        answers = answer_results(text) if isinstance(text, str) else None
+        if answers is None:
             return [
                 failed_result(job, "a worker answered something that is not the grader's JSON result") for job in jobs
             ]

@@ -195,10 +195,76 @@ class PoolPlugin(WorkerPlugin):
             await asyncio.get_running_loop().run_in_executor(None, host.stop)
 
 
+def task_text(jobs: list[tuple[str, str | None, str | None]]) -> str:
+    """A task's JSON text, from its jobs as (the job's JSON text, naming its template in `template_ref`, that
+    name, the template's JSON text) or (the whole job's JSON text, None, None): {"templates": {name:
+    template}, "jobs": [job, ...]}, each template once however many of the task's jobs share it."""
+    templates = {name: template for _, name, template in jobs if name is not None}
+    return (
+        '{"templates": {'
+        + ", ".join(f"{json.dumps(name)}: {template}" for name, template in templates.items())
+        + '}, "jobs": ['
+        + ", ".join(job for job, _, _ in jobs)
+        + "]}"
+    )
+
+
+def task_jobs(text: str) -> list[str]:
+    """The JSON texts of the jobs of a task (`task_text`), each with its template in place."""
+    task = json.loads(text)
+    templates = {name: json.dumps(template) for name, template in task["templates"].items()}
+    texts = []
+    for job in task["jobs"]:
+        name = job.pop("template_ref", None)
+        rest = json.dumps(job)
+        if name is not None:
+            rest = rest[:-1] + (", " if rest != "{}" else "") + '"template": ' + templates[name] + "}"
+        texts.append(rest)
+    return texts
+
+
+def answer_text(results: list) -> str:
+    """A task's answer: a first line, the JSON of [the results without their notebooks, each notebook's length
+    (None for a result without one)], then the notebooks' JSON texts one after another. A notebook crosses as
+    it is, not escaped inside another JSON text, so the coordinator takes it without parsing it."""
+    kept, lengths, notebooks = [], [], []
+    for result in results:
+        notebook = result.get("notebook_json") if isinstance(result, dict) else None
+        if isinstance(notebook, str):
+            result = {k: v for k, v in result.items() if k != "notebook_json"}
+            notebooks.append(notebook)
+            lengths.append(len(notebook))
+        else:
+            lengths.append(None)
+        kept.append(result)
+    return json.dumps([kept, lengths]) + "\n" + "".join(notebooks)
+
+
+def answer_results(text: str) -> list | None:
+    """The results of a task's answer (`answer_text`), each notebook back in its place; None for a text that
+    is not such an answer."""
+    head, newline, notebooks = text.partition("\n")
+    try:
+        results, lengths = json.loads(head) if newline else (None, None)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(results, list) or not isinstance(lengths, list) or len(results) != len(lengths):
+        return None
+    at = 0
+    for result, length in zip(results, lengths):
+        if length is None:
+            continue
+        if not isinstance(result, dict) or type(length) is not int or not 0 <= length <= len(notebooks) - at:
+            return None
+        result["notebook_json"] = notebooks[at : at + length]
+        at += length
+    return results if at == len(notebooks) else None
+
+
 def grade_on_worker(text: str) -> str:
-    """The Dask task: grade its jobs (a JSON array of jobs) in this worker's pool, one after another; their
-    results as one JSON array text, in the same order. A refusal ends the task (the coordinator stops the
-    run). Never raises."""
+    """The Dask task: grade its jobs (`task_jobs`) in this worker's pool, one after another; their
+    results as one answer (`answer_text`), in the same order. A refusal ends the task (the coordinator
+    stops the run). Never raises."""
     name = "?"
     try:
         from distributed import get_worker
@@ -207,15 +273,15 @@ def grade_on_worker(text: str) -> str:
         name = str(worker.name)
         plugin = worker.plugins.get(PLUGIN_NAME)
         if plugin is None:
-            return json.dumps(
+            return answer_text(
                 [{"refused": f"worker {name} has no grading pool (its plugin is missing)", "worker": name}]
             )
         results = []
-        for job in json.loads(text):
-            answer = plugin.host.grade(json.dumps(job))
+        for job_text in task_jobs(text):
+            answer = json.loads(plugin.host.grade(job_text))
             results.append(answer)
-            if '"refused"' in answer and "refused" in json.loads(answer):
+            if isinstance(answer, dict) and "refused" in answer:
                 break
-        return "[" + ",".join(results) + "]"
+        return answer_text(results)
     except Exception as exc:
-        return json.dumps([{"refused": f"worker {name} failed to grade: {type(exc).__name__}: {exc}", "worker": name}])
+        return answer_text([{"refused": f"worker {name} failed to grade: {type(exc).__name__}: {exc}", "worker": name}])

@@ -12,6 +12,8 @@ from __future__ import annotations
 import collections
 import json
 import os
+import queue
+import threading
 import time
 from pathlib import Path
 
@@ -28,6 +30,49 @@ from autograder.judge import jobs
 from autograder.judge.pool import JudgePool
 
 
+READ_AHEAD = 64  # jobs read before the pool asks for them
+
+
+def read_ahead(items, depth: int = READ_AHEAD):
+    """`items` in order, drawn by a thread of their own up to `depth` ahead, so that reading the submissions'
+    files overlaps recording results; an error the items raise is raised here, in its turn."""
+    ahead: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+    end = object()
+
+    def offer(entry: tuple) -> bool:
+        while not stop.is_set():
+            try:
+                ahead.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def fill() -> None:
+        try:
+            for item in items:
+                if not offer((item, None)):
+                    return
+            offer((end, None))
+        except BaseException as exc:  # the reader's own failure, raised where the item would have come
+            offer((end, exc))
+
+    thread = threading.Thread(target=fill, name="read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, error = ahead.get()
+            if item is end:
+                if error is not None:
+                    raise error
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+
+
 def _outcomes(pool, to_run: list[dict], limits: Limits):
     """(result, keep) for each job as the pool answers; a job whose files the coordinator could not read is
     failed and not kept (no record), so that a re-run tries it again."""
@@ -42,7 +87,7 @@ def _outcomes(pool, to_run: list[dict], limits: Limits):
                     jobs.failed_result(job, f"the grader could not read this notebook's files: {records.one_line(exc)}")
                 )
 
-    for result in pool.run(loaded(to_run), limits):
+    for result in pool.run(read_ahead(loaded(to_run)), limits):
         while unreadable:
             yield unreadable.pop(), False
         yield result, True

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -472,14 +474,25 @@ def _existing_rows(conn, shape: dict, students: list[str]) -> tuple[dict, dict, 
     return existing, nb_ids, old_grades, old_comments
 
 
+_IDS = threading.local()  # each thread's (process id, random bytes not yet made into ids)
+
+
+def new_id() -> str:
+    """A new row id, as nbgrader makes them (`uuid4().hex`), with one read of the system's random source per
+    256 ids, not one each; never the same bytes in a forked child as in its parent."""
+    held = getattr(_IDS, "held", None)
+    if held is None or held[0] != os.getpid() or not held[1]:
+        block = os.urandom(16 * 256)
+        held = _IDS.held = (os.getpid(), [block[i : i + 16] for i in range(0, len(block), 16)])
+    return uuid.UUID(bytes=held[1].pop(), version=4).hex
+
+
 def _cell_rows(
     shape: dict, nb_id: str, snb: str, values: dict, said: dict, old_grades: dict, old_comments: dict, out: tuple
 ) -> None:
     """The grade and comment rows of one submitted notebook `snb`, appended to `out` (new grades, grade
     updates, new comments, comment updates). A cell the record does not mention keeps its row; a grade
     with no score needs manual grading."""
-    from uuid import uuid4
-
     new_grades, grade_updates, new_comments, comment_updates = out
     for cell in shape["grade_cells"][nb_id]:
         old = old_grades.get((snb, cell))
@@ -496,7 +509,7 @@ def _cell_rows(
         else:
             new_grades.append(
                 {
-                    "id": uuid4().hex,
+                    "id": new_id(),
                     "notebook_id": snb,
                     "cell_id": cell,
                     "auto_score": score,
@@ -512,7 +525,7 @@ def _cell_rows(
         elif not old:
             new_comments.append(
                 {
-                    "id": uuid4().hex,
+                    "id": new_id(),
                     "notebook_id": snb,
                     "cell_id": cell,
                     "auto_comment": said.get(cell),
@@ -524,8 +537,6 @@ def _cell_rows(
 def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None:
     """The statements of one batch: students, submissions, submitted notebooks, grades and comments,
     each created where missing (with new ids, as nbgrader makes them) and set to the batch's values."""
-    from uuid import uuid4
-
     from nbgrader.utils import parse_utc
 
     students, _, _, _, submitted, submitted_nb, grades, comments = _tables()
@@ -542,7 +553,7 @@ def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None
             timestamp = parse_utc(graded.timestamp) if graded.timestamp else None
             sub_id = existing.get(student)
             if sub_id is None:
-                sub_id = uuid4().hex
+                sub_id = new_id()
                 new_subs.append(
                     {
                         "id": sub_id,
@@ -557,7 +568,7 @@ def _write_batch(conn, batch: list[Graded], structures: dict[str, dict]) -> None
             for name, nb_id in sorted(shape["notebooks"].items()):
                 snb = nb_ids.get((sub_id, nb_id))
                 if snb is None:
-                    snb = uuid4().hex
+                    snb = new_id()
                     new_nbs.append(
                         {
                             "id": snb,

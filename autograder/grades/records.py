@@ -169,14 +169,14 @@ class RecordWriter:
             folder = self.state / RESULTS
             folder.mkdir(parents=True, exist_ok=True)
             self._journal = folder / f"{JOURNAL_PREFIX}{time.time_ns()}-{os.getpid()}-{threading.get_ident()}"
-            self._fh = open(self._journal, "a", encoding="utf-8")
+            self._fh = open(self._journal, "ab")
             fcntl.flock(self._fh, fcntl.LOCK_EX)
             self._thread = threading.Thread(target=self._write_files, name="records", daemon=True)
             self._thread.start()
-        retrying(self._append, text + "\n")
+        retrying(self._append, (text + "\n").encode("utf-8"))
         self._queue.put((record_path(self.state, result), text))
 
-    def _append(self, line: str) -> None:
+    def _append(self, line: bytes) -> None:
         self._fh.write(line)
         self._fh.flush()
 

@@ -17,7 +17,15 @@ import pytest
 
 from autograder.authoring import samples
 from autograder.cluster import worker as cluster_worker
-from autograder.cluster.worker import PLUGIN_NAME, PoolHost, PoolPlugin, grade_on_worker, refusal
+from autograder.cluster.worker import (
+    PLUGIN_NAME,
+    PoolHost,
+    PoolPlugin,
+    answer_results,
+    grade_on_worker,
+    refusal,
+    task_text,
+)
 from autograder.config.limits import Limits
 from autograder.sandbox import capabilities
 from tests.autograder.cluster.test_pool_server import (
@@ -97,7 +105,7 @@ def test_the_refusal_of_missing_confinement_says_how_to_grade_anyway():
 def test_the_task_outside_a_worker_answers_a_refusal_and_does_not_raise():
     """`grade_on_worker` never raises (a raising task would be retried on other workers): called where there is
     no Dask worker, it answers why."""
-    (answer,) = json.loads(grade_on_worker("[]"))
+    (answer,) = answer_results(grade_on_worker("[]"))
     assert answer["worker"] == "?" and answer["refused"].startswith("worker ? failed to grade: ValueError")
 
 
@@ -223,8 +231,9 @@ def test_the_task_on_a_dask_worker_with_the_plugin(tiny_jobs, seen):
             (name,) = client.run(_worker_name).values()
 
             def task(*batch: dict) -> list[dict]:
-                text = client.submit(grade_on_worker, json.dumps(list(batch)), pure=False).result(timeout=600)
-                return json.loads(text)
+                task = task_text([(json.dumps(job), None, None) for job in batch])
+                text = client.submit(grade_on_worker, task, pure=False).result(timeout=600)
+                return answer_results(text)
 
             ada, bo = task(tiny_jobs["ada"], tiny_jobs["bo"])
             assert [(r["job"], r["worker"]) for r in (ada, bo)] == [

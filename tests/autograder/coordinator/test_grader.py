@@ -409,3 +409,41 @@ def test_an_autograded_notebook_over_its_cap_loses_its_largest_outputs_first():
     assert nb.cells[0].outputs[0]["text"] == "x" * 10 and nb.cells[2].outputs[0]["text"] == "x" * 200_000
     assert "size limit" in nb.cells[1].outputs[0]["text"]
     assert not notebook._fit_notebook(nb, 1 << 20)
+
+
+def _read_ahead_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "read-ahead"]
+
+
+def test_read_ahead_keeps_the_order_and_stops_its_thread_with_its_reader():
+    from autograder.coordinator.grader import read_ahead
+
+    assert list(read_ahead(iter(range(1000)), depth=3)) == list(range(1000))
+    drawn = []
+
+    def source():
+        for n in range(1000):
+            drawn.append(n)
+            yield n
+
+    ahead = read_ahead(source(), depth=3)
+    assert [next(ahead) for _ in range(5)] == [0, 1, 2, 3, 4]
+    ahead.close()  # the reader stops early: so does the thread, having drawn no more than it could hold
+    assert not _read_ahead_threads()
+    assert len(drawn) <= 5 + 3 + 1
+
+
+def test_read_ahead_raises_the_sources_error_in_its_turn():
+    from autograder.coordinator.grader import read_ahead
+
+    def source():
+        yield from range(3)
+        raise OSError("the disk went away")
+
+    got = []
+    with pytest.raises(OSError, match="the disk went away"):
+        for n in read_ahead(source(), depth=8):
+            got.append(n)
+    assert got == [0, 1, 2] and not _read_ahead_threads()

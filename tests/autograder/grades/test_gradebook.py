@@ -137,3 +137,25 @@ def test_a_batch_writes_the_rows_nbgrader_makes_and_writing_again_updates_them(p
         assert str(gb.find_submission("hw", "new").timestamp) == "2026-12-01 10:00:00"
         assert gb.find_submission("hw", "new").score == 1.0
         assert sorted(s.id for s in gb.students) == ["late", "new", "ref"]
+
+
+def test_new_ids_are_uuid4_hex_and_a_forked_child_draws_its_own():
+    import os
+    import uuid
+
+    parent = [gradebook.new_id() for _ in range(600)]  # past two reads of the random source
+    assert len(set(parent)) == 600
+    assert all(uuid.UUID(i).hex == i and uuid.UUID(i).version == 4 for i in parent)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write, " ".join(gradebook.new_id() for _ in range(10)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    child = os.read(read, 4096).decode().split()
+    os.close(read)
+    os.waitpid(pid, 0)
+    mine = [gradebook.new_id() for _ in range(10)]
+    assert len(child) == 10 and not set(child) & set(mine)

@@ -267,3 +267,18 @@ def test_symlinks_are_refused(tmp_path):
     with pytest.raises(repair.SubmissionError, match="symbolic link"):
         repair.read_submission(link)
     assert repair.read_submission(target)["nbformat"] == 4
+
+
+@pytest.mark.parametrize("size", [0, 1, 65535, 65536, 65537, 300_000])
+def test_a_submission_is_read_whole(tmp_path, size):
+    data = os.urandom(size)
+    assert repair.read_submission_bytes(write(tmp_path, data)) == data
+
+
+def test_a_file_longer_than_its_size_said_is_read_to_its_end_and_no_further_than_past_the_limit(monkeypatch):
+    """/proc files say they hold 0 bytes: the reads go on to the end, and stop one byte past the limit."""
+    proc = Path("/proc/version")
+    assert os.stat(proc).st_size == 0
+    assert repair.read_submission_bytes(proc) == proc.read_bytes()
+    monkeypatch.setattr(repair, "MAX_NOTEBOOK_BYTES", 10)
+    assert repair.read_submission_bytes(proc) == proc.read_bytes()[:11]
