@@ -31,6 +31,7 @@ from autograder.judge.pool import JudgePool
 
 
 READ_AHEAD = 64  # jobs read before the pool asks for them
+READ_AHEAD_POLL_S = 0.1  # how often a reader whose queue is full looks whether it was told to stop
 
 
 def read_ahead(items, depth: int = READ_AHEAD):
@@ -43,7 +44,7 @@ def read_ahead(items, depth: int = READ_AHEAD):
     def offer(entry: tuple) -> bool:
         while not stop.is_set():
             try:
-                ahead.put(entry, timeout=0.1)
+                ahead.put(entry, timeout=READ_AHEAD_POLL_S)
                 return True
             except queue.Full:
                 continue
