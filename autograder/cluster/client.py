@@ -242,8 +242,10 @@ class Cluster:
             if len(self._templates) >= 256:
                 self._templates.clear()
             held = self._templates[id(template)] = (template, str(next(self._names)), json.dumps(template))
+        from autograder.cluster.worker import TEMPLATE_REF
+
         rest = {k: v for k, v in job.items() if k != "template"}
-        rest["template_ref"] = held[1]
+        rest[TEMPLATE_REF] = held[1]
         return ident, json.dumps(rest), held[1], held[2]
 
     def _lost(self, exc: BaseException | None = None) -> ClusterLost:

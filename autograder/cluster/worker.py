@@ -195,6 +195,9 @@ class PoolPlugin(WorkerPlugin):
             await asyncio.get_running_loop().run_in_executor(None, host.stop)
 
 
+TEMPLATE_REF = "template_ref"  # in a task, the key by which a job names its template
+
+
 def task_text(jobs: list[tuple[str, str | None, str | None]]) -> str:
     """A task's JSON text, from its jobs as (the job's JSON text, naming its template in `template_ref`, that
     name, the template's JSON text) or (the whole job's JSON text, None, None): {"templates": {name:
@@ -215,7 +218,7 @@ def task_jobs(text: str) -> list[str]:
     templates = {name: json.dumps(template) for name, template in task["templates"].items()}
     texts = []
     for job in task["jobs"]:
-        name = job.pop("template_ref", None)
+        name = job.pop(TEMPLATE_REF, None)
         rest = json.dumps(job)
         if name is not None:
             rest = rest[:-1] + (", " if rest != "{}" else "") + '"template": ' + templates[name] + "}"

@@ -52,20 +52,40 @@ def _has_symlink(folder: Path) -> bool:
     return False
 
 
+def plain_files(folder: Path):
+    """(path relative to `folder`, full path) of each regular file under `folder`, found without following a
+    symbolic link (to a file or to a folder): the files `Path.rglob` finds that are files and not links, in
+    one pass of `os.scandir` a folder. A folder that cannot be listed is passed over."""
+    folders = [(str(folder), "")]
+    while folders:
+        here, prefix = folders.pop()
+        try:
+            with os.scandir(here) as entries:
+                found = list(entries)
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            continue
+        for entry in found:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append((entry.path, f"{prefix}{entry.name}/"))
+            elif entry.is_file(follow_symlinks=False):
+                yield prefix + entry.name, entry.path
+
+
 def handed_in_files(folder: Path, limits: Limits) -> tuple[list[dict], list[str]]:
     """The files a student handed in beside the notebook, within the count and size caps; and a note when some were left out."""
     kept: list[dict] = []
     left: list[str] = []
     total = 0
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.suffix == ".ipynb" or path.name == "timestamp.txt":
+    for relative, full in sorted(plain_files(folder), key=lambda found: found[0].split("/")):  # as Paths sort
+        path = Path(full)
+        if path.suffix == ".ipynb" or path.name == "timestamp.txt":
             continue
         size = path.stat().st_size
         if len(kept) >= limits.files_count or total + size > limits.files_mb * 1024 * 1024:
-            left.append(str(path.relative_to(folder)))
+            left.append(relative)
             continue
         total += size
-        kept.append({"from": str(path), "to": str(path.relative_to(folder)), "student": True})
+        kept.append({"from": full, "to": relative, "student": True})
     notes = []
     if left:
         notes.append(

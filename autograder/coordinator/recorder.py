@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
 
 from autograder.config import settings
 from autograder.grades import records
+from autograder.coordinator import plan
 from autograder.coordinator.plan import Submission
 from autograder.grades import gradebook
 from autograder.rules import scoring
@@ -131,29 +131,10 @@ def _write_autograded(target: Path, folder: Path, handed_in: set[str], graded: d
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    for relative, path in plain_files(folder):
+    for relative, path in plan.plain_files(folder):
         if relative in handed_in or relative.rsplit("/", 1)[-1] == "timestamp.txt":
             dest = target / relative
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest)
     for name, text in graded.items():  # a folder of its own, made afresh: nothing to replace atomically
         (target / f"{name}.ipynb").write_bytes(text.encode("utf-8"))
-
-
-def plain_files(folder: Path):
-    """(path relative to `folder`, full path) of each regular file under `folder`, found without following a
-    symbolic link (to a file or to a folder): the files `Path.rglob` finds that are files and not links, in
-    one pass of `os.scandir` a folder. A folder that cannot be listed is passed over."""
-    folders = [(str(folder), "")]
-    while folders:
-        here, prefix = folders.pop()
-        try:
-            with os.scandir(here) as entries:
-                found = list(entries)
-        except (FileNotFoundError, NotADirectoryError, PermissionError):
-            continue
-        for entry in found:
-            if entry.is_dir(follow_symlinks=False):
-                folders.append((entry.path, f"{prefix}{entry.name}/"))
-            elif entry.is_file(follow_symlinks=False):
-                yield prefix + entry.name, entry.path

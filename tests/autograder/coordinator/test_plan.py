@@ -14,10 +14,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograder import commands
 from autograder.authoring import samples
@@ -385,3 +388,43 @@ def test_a_record_only_a_killed_runs_journal_held_is_reused(course):
     assert subs[0].results == {LESSON: record}
     assert records.read_record(state, record) == record
     assert not list((state / records.RESULTS).glob(records.JOURNAL_PREFIX + "*"))
+
+
+file_names = st.sampled_from(["a", "b", "timestamp.txt", "nb.ipynb", ".hidden", "Ü"])
+entries = st.lists(
+    st.tuples(
+        st.lists(file_names, min_size=1, max_size=3), st.sampled_from(["file", "folder", "link", "dirlink", "broken"])
+    ),
+    max_size=12,
+)
+
+
+@given(made=entries)
+def test_plain_files_are_the_files_rglob_finds_that_are_not_links(made):
+    """Against `Path.rglob`, which the plan and the recorder used to walk a submission with: the same regular files, none
+    reached through a link to a folder, none that is itself a link."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "sub"
+        folder.mkdir()
+        outside = Path(scratch) / "outside"
+        (outside / "deep").mkdir(parents=True)
+        (outside / "timestamp.txt").write_text("x")
+        (outside / "deep" / "a").write_text("x")
+        for parts, kind in made:
+            path = folder.joinpath(*parts)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if kind == "file":
+                    path.write_text("x")
+                elif kind == "folder":
+                    path.mkdir()
+                elif kind == "link":
+                    path.symlink_to(outside / "timestamp.txt")
+                elif kind == "dirlink":
+                    path.symlink_to(outside)
+                else:
+                    path.symlink_to(Path(scratch) / "nowhere")
+            except (FileExistsError, NotADirectoryError, IsADirectoryError):
+                continue
+        expected = {str(p.relative_to(folder)): str(p) for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
+        assert dict(plan.plain_files(folder)) == expected

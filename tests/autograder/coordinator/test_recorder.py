@@ -9,18 +9,15 @@ while the rest of its batch goes in; a failed notebook is reported with its reas
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from autograder import commands
 from autograder.authoring import samples
 from autograder.config import settings
 from autograder.coordinator import plan
-from autograder.coordinator.recorder import Recorder, plain_files
+from autograder.coordinator.recorder import Recorder
 from autograder.grades import gradebook
 from autograder.judge import jobs
 from tests.autograder.coordinator.test_grader import FULL, LESSON, notebooks, submit
@@ -230,43 +227,3 @@ def test_a_failed_notebook_is_reported_with_its_reason(fresh, recorder):
     rec.wait()
     assert in_book(course) == {"cy"} and set(autograded(course)) == {"cy"}
     assert rec.unwritten == {}
-
-
-names = st.sampled_from(["a", "b", "timestamp.txt", "nb.ipynb", ".hidden", "Ü"])
-entries = st.lists(
-    st.tuples(
-        st.lists(names, min_size=1, max_size=3), st.sampled_from(["file", "folder", "link", "dirlink", "broken"])
-    ),
-    max_size=12,
-)
-
-
-@given(made=entries)
-def test_plain_files_are_the_files_rglob_finds_that_are_not_links(made):
-    """Against `Path.rglob`, which the recorder used to walk a submission with: the same regular files, none
-    reached through a link to a folder, none that is itself a link."""
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch) / "sub"
-        folder.mkdir()
-        outside = Path(scratch) / "outside"
-        (outside / "deep").mkdir(parents=True)
-        (outside / "timestamp.txt").write_text("x")
-        (outside / "deep" / "a").write_text("x")
-        for parts, kind in made:
-            path = folder.joinpath(*parts)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                if kind == "file":
-                    path.write_text("x")
-                elif kind == "folder":
-                    path.mkdir()
-                elif kind == "link":
-                    path.symlink_to(outside / "timestamp.txt")
-                elif kind == "dirlink":
-                    path.symlink_to(outside)
-                else:
-                    path.symlink_to(Path(scratch) / "nowhere")
-            except (FileExistsError, NotADirectoryError, IsADirectoryError):
-                continue
-        expected = {str(p.relative_to(folder)): str(p) for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
-        assert dict(plain_files(folder)) == expected
