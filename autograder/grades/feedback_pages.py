@@ -15,7 +15,6 @@ stock nbgrader instead: `fast_path_refusal` says why.
 from __future__ import annotations
 
 import hashlib
-from html import escape as html_escape
 import json
 import marshal
 import re
@@ -23,6 +22,8 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.grades.highlighting import reusing_highlighter
 
 CELL_START = "<!--autograder-feedback-cell-start-->"
 CELL_END = "<!--autograder-feedback-cell-end-->"
@@ -490,95 +491,6 @@ HIGHLIGHTED = re.compile(
 )
 
 
-def reusing_highlighter(highlight):
-    """nbconvert's `highlight_code` filter, made once: the filter builds a new pygments formatter (its
-    stylesheet included) and lexer for every cell; this one keeps one of each per language and calls
-    pygments as the filter does, for a cell with no cell-magic language and a filter with no formatter
-    options (anything else goes to the filter itself)."""
-    from nbconvert.filters.highlight import Highlight2HTML
-
-    if type(highlight) is not Highlight2HTML or highlight.extra_formatter_options:
-        return highlight
-    made: dict = {}
-
-    def reused(source, language=None, metadata=None):
-        from pygments import highlight as pygments_highlight
-
-        language = language or highlight.pygments_lexer
-        if language not in made:
-            made[language] = _lexer_and_formatter(language)
-        if made[language] is None or (language.startswith("ipython") and metadata and "magics_language" in metadata):
-            return highlight(source, language, metadata)
-        lexer, formatter = made[language]
-        return pygments_highlight(source if len(source) > 0 else " ", lexer, formatter)
-
-    return reused
-
-
-def _lexer_and_formatter(language: str) -> tuple | None:
-    """What nbconvert's filter makes for `language` on each call (None where it would warn or fall back)."""
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    if language == "ipython3":
-        try:
-            from IPython.lib.lexers import IPython3Lexer
-        except ModuleNotFoundError:
-            return None
-        lexer = with_magic_rules_guarded(IPython3Lexer())
-    elif language.startswith("ipython"):
-        return None
-    else:
-        try:
-            lexer = get_lexer_by_name(language)
-        except ClassNotFound:
-            return None
-    return lexer, HtmlFormatter(cssclass=html_escape(f" highlight hl-{language}"))
-
-
-# Each of IPython's magic rules, as the start of its pattern: a match of any of them at a position
-# needs text there that MAGIC_NEEDS matches (a "%" or "!", or "%%" or "?" after blanks and a name).
-MAGIC_RULE = re.compile(
-    r"\(\?i?s\)\((?:\^)?\\s\*\)\(%%|\(%%\?\)\(|\(%\)\(|\\b\(\\\?|\^\(!!\)\(|\(!\)\(|\^\(\\s\*\)\(\\\?"
-    r"|\(\\s\*%\{0,2\}\[\\w\\\.\\\*\]\*\)\(\\\?"
-)
-MAGIC_NEEDS = re.compile(r"[%!]|\s*%%|\s*%{0,2}[\w.*]*\?")
-
-
-def with_magic_rules_guarded(lexer):
-    """IPython's lexer tries its 27 magic rules, one regular expression each, before Python's at every
-    token of its root state; here they are one entry, tried in the same order only where MAGIC_NEEDS
-    matches (where it does not, none of them can), with each rule's own action. The lexer as it came
-    where its rules are not the ones this knows."""
-    from pygments.lexers import PythonLexer
-
-    root = lexer._tokens.get("root", [])
-    python = [rule[0].__self__.pattern for rule in PythonLexer()._tokens["root"]]
-    count = len(root) - len(python)
-    magic = root[:count]
-    if count < 1 or [rule[0].__self__.pattern for rule in root[count:]] != python:
-        return lexer
-    if not all(new is None and callable(act) and MAGIC_RULE.match(rx.__self__.pattern) for rx, act, new in magic):
-        return lexer
-    actions = {rx.__self__: act for rx, act, _ in magic}
-
-    def match(text, pos):
-        if MAGIC_NEEDS.match(text, pos) is None:
-            return None
-        for rx, _, _ in magic:
-            found = rx(text, pos)
-            if found:
-                return found
-        return None
-
-    def act(owner, found):
-        yield from actions[found.re](owner, found)
-
-    lexer._tokens = dict(lexer._tokens, root=[(match, act, None), *root[count:]])
-    return lexer
-
-
 def fast_polish(block: str) -> str | None:
     """`polish` of a block nbconvert's filter highlighted, without parsing it: for text in flat spans,
     BeautifulSoup writes back what it read but the div's class without its leading space and `&quot;`
@@ -715,8 +627,9 @@ def write_feedback(
     """feedback/STUDENT/ASSIGNMENT/ for every autograded submission, as `nbgrader generate_feedback
     --force` writes it (the pages, the other files beside them, mode 644), on `workers` processes. A
     submission whose pages cannot be written (a full disk, a grade missing from the gradebook) is left
-    out whole, as nbgrader leaves it, and named in `failed`."""
-    from concurrent.futures import ProcessPoolExecutor
+    out whole, as nbgrader leaves it, and named in `failed`. The workers start before the gradebook is
+    read, and each assignment's submissions go to them as soon as its grades are in."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
     from nbgrader.coursedir import CourseDirectory
@@ -727,55 +640,70 @@ def write_feedback(
 
     course_dir = Path(course_dir).resolve()
     coursedir = CourseDirectory(config=config_mod.load(course_dir), root=str(course_dir))
-    excluded = {s for s in (coursedir.student_id_exclude or "").split(",") if s}
     db_url = gradebook.db_url(course_dir)
-    jobs = []
+    handed_in = _handed_in(course_dir, coursedir, assignments, student)
+    total = sum(map(len, handed_in.values()))
+    workers = max(1, min(workers or os.cpu_count() or 1, -(-total // CHUNK)))
+    start = (str(course_dir), db_url, list(coursedir.ignore))
+    pool = None
+    if workers > 1 and total >= IN_PROCESS_BELOW:
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=start
+        )
+    else:
+        _start_worker(*start)
+    written = Written()
+    bar = tqdm(total=total, desc="feedback", unit="submission", disable=not progress)
+
+    def count(part: Written) -> None:
+        written.pages += part.pages
+        written.submissions += part.submissions
+        written.failed += part.failed
+        written.rendered += part.rendered
+        written.reused += part.reused
+        written.spliced += part.spliced
+        written.whole += part.whole
+        bar.update(part.submissions + len(part.failed))
+
+    try:
+        pending = []
+        for assignment, students in handed_in.items():
+            by_student: dict[str, dict[str, Marks]] = {}
+            for (who, notebook), marks in marks_for(db_url, assignment).items():
+                by_student.setdefault(who, {})[notebook] = marks
+            jobs = [(who, assignment, by_student.get(who, {})) for who in students]
+            for chunk in (jobs[k : k + CHUNK] for k in range(0, len(jobs), CHUNK)):
+                if pool is None:
+                    count(_write_chunk(chunk))
+                else:
+                    pending.append(pool.submit(_write_chunk, chunk))
+        for done in as_completed(pending):
+            count(done.result())
+        written.failed.sort()  # by student and assignment, whichever worker finished first
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return written
+
+
+def _handed_in(course_dir: Path, coursedir, assignments: list[str], student: str | None) -> dict[str, list[str]]:
+    """{assignment: the students with an autograded submission of it}, as nbgrader's converters find them."""
+    excluded = {s for s in (coursedir.student_id_exclude or "").split(",") if s}
+    found = {}
     for assignment in assignments:
         folders = (
             sorted((course_dir / "autograded").glob(f"*/{assignment}")) if (course_dir / "autograded").is_dir() else []
         )
-        folders = [
-            f
+        names = [
+            f.parent.name
             for f in folders
             if f.is_dir() and not f.parent.name.startswith(".") and student in (None, f.parent.name)
             if f.parent.name not in excluded
         ]
-        if not folders:
-            continue
-        by_student: dict[str, dict[str, Marks]] = {}
-        for (who, notebook), marks in marks_for(db_url, assignment).items():
-            by_student.setdefault(who, {})[notebook] = marks
-        jobs += [(f.parent.name, assignment, by_student.get(f.parent.name, {})) for f in folders]
-    written = Written()
-    workers = max(1, min(workers or os.cpu_count() or 1, -(-len(jobs) // CHUNK)))
-    chunks = [jobs[k : k + CHUNK] for k in range(0, len(jobs), CHUNK)]
-    bar = tqdm(total=len(jobs), desc="feedback", unit="submission", disable=not progress)
-    if workers == 1 or len(jobs) < IN_PROCESS_BELOW:
-        _start_worker(str(course_dir), db_url, list(coursedir.ignore))
-        results = map(_write_chunk, chunks)
-    else:
-        pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=get_context("spawn"),
-            initializer=_start_worker,
-            initargs=(str(course_dir), db_url, list(coursedir.ignore)),
-        )
-        results = pool.map(_write_chunk, chunks)
-    try:
-        for part in results:
-            written.pages += part.pages
-            written.submissions += part.submissions
-            written.failed += part.failed
-            written.rendered += part.rendered
-            written.reused += part.reused
-            written.spliced += part.spliced
-            written.whole += part.whole
-            bar.update(part.submissions + len(part.failed))
-    finally:
-        bar.close()
-        if workers > 1 and len(jobs) >= IN_PROCESS_BELOW:
-            pool.shutdown()
-    return written
+        if names:
+            found[assignment] = names
+    return found
 
 
 _WORKER: dict = {}

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
-from nbconvert.filters.highlight import Highlight2HTML
 
 from autograder import commands, stock
 from autograder.grades import feedback_pages, gradebook
 from autograder.authoring import samples
+from tests.autograder.grades.test_highlighting import SOURCE_TEXT
 from tests.conftest import copy_course
 
 pytestmark = pytest.mark.slow
@@ -226,19 +226,6 @@ def test_balanced_tells_a_closed_fragment_from_an_open_one():
     assert not feedback_pages.balanced("<b><i>crossed</b></i>")
 
 
-SOURCE_TEXT = st.builds(
-    str.__add__,
-    st.sampled_from(
-        ["", "%%bash\n", "%%HTML\n", "%%time\n", "  %%!\n", "!ls ", "!!ls", "%matplotlib inline\n", "np.*?"]
-        + ["\n\n", "def f(x):\n\t", "x = 1 ", "%timeit?", "??", "  %sx ls\n"]
-    ),
-    st.text(
-        alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list("\"'&<>;#%!?*. _x\n\t\r\x0c\x00")),
-        max_size=120,
-    ),
-)
-
-
 @hypothesis_settings(max_examples=500, deadline=None)
 @given(source=SOURCE_TEXT, lexer=st.sampled_from(["ipython3", "python", "bash", None]))
 def test_fast_polish_is_beautifulsoups_polish_of_highlighted_code(source, lexer):
@@ -251,18 +238,6 @@ def test_fast_polish_is_beautifulsoups_polish_of_highlighted_code(source, lexer)
     assert fast is None or fast + "\n" == slow, (fast, slow)
     if source.isascii() and source.isprintable():
         assert fast is not None, block
-
-
-def test_the_magic_rules_are_guarded_and_lex_as_ipythons_lexer():
-    """Lines that each of IPython's magic rules matches, lexed by the guarded lexer and by IPython's own."""
-    from IPython.lib.lexers import IPython3Lexer
-
-    guarded = feedback_pages.with_magic_rules_guarded(IPython3Lexer())
-    assert len(guarded._tokens["root"]) < len(IPython3Lexer()._tokens["root"])
-    lines = ["%%capture out\nx", " %%HTML\n<b>", "%%writefile a.py\nx", "%%foo bar\n", "%%!\nls", "%time?"]
-    lines += ["x = a?", "??", "%sx ls\n", "%time f()\n", "!!ls\n", "!ls | x\n", "x != 1\n", " ?x.y*", "a.b*?? "]
-    for text in lines + [line + "\n" + other for line in lines for other in lines]:
-        assert list(guarded.get_tokens(text)) == list(IPython3Lexer().get_tokens(text)), text
 
 
 def test_fast_polish_leaves_other_shapes_to_beautifulsoup():
@@ -281,21 +256,6 @@ def test_fast_polish_leaves_other_shapes_to_beautifulsoup():
         block.replace("x", "x\r"),
     ):
         assert feedback_pages.fast_polish(changed) is None, changed
-
-
-REUSED = feedback_pages.reusing_highlighter(Highlight2HTML(pygments_lexer="ipython3"))
-
-
-@hypothesis_settings(max_examples=1500, deadline=None)
-@given(source=SOURCE_TEXT, metadata=st.sampled_from([None, {}, {"magics_language": "bash"}, {"tags": ["x"]}]))
-def test_the_reused_highlighter_writes_what_the_filter_writes(source, metadata):
-    """One reused highlighter across every example (its lexers and formatters keep no state between
-    cells, and IPython's magic rules are guarded) against a new filter each time, as nbconvert makes it."""
-    highlight = Highlight2HTML(pygments_lexer="ipython3")
-    assert REUSED is not highlight
-    assert REUSED(source, metadata=metadata) == highlight(source, metadata=metadata)
-    for language in ("python", "ipython2", "bash", "no-such-language"):
-        assert REUSED(source, language, metadata) == highlight(source, language, metadata)
 
 
 @pytest.mark.parametrize(
