@@ -249,7 +249,8 @@ def _state_tables(rules: list, flags: int) -> tuple[list, list]:
     table is a list of (joined, match, what): a run of rules joined into one expression, `what` mapping
     the group each rule is wrapped in to the rule; or one rule as pygments holds it, `what` its action
     and new state."""
-    starts = [first_characters(rule[0].__self__) if _joinable(rule, flags) else None for rule in rules]
+    alternatives = [_alternative(rule, flags) for rule in rules]
+    starts = [first_characters(rule[0].__self__) if alt is not None else None for rule, alt in zip(rules, alternatives)]
     made: dict[tuple[int, ...], list] = {}
 
     def table(chosen: tuple[int, ...]) -> list:
@@ -257,8 +258,8 @@ def _state_tables(rules: list, flags: int) -> tuple[list, list]:
             entries: list = []
             run: list = []
             for k in chosen:
-                if _joinable(rules[k], flags):
-                    run.append(rules[k])
+                if alternatives[k] is not None:
+                    run.append((alternatives[k], rules[k]))
                     continue
                 entries += _joined(run, flags)
                 run = []
@@ -272,40 +273,37 @@ def _state_tables(rules: list, flags: int) -> tuple[list, list]:
     return per_character, every
 
 
-def _joinable(rule, flags: int) -> bool:
-    """Whether a rule's expression can be one alternative of a joined one and mean the same there:
-    compiled with the lexer's flags, not verbose (a comment would swallow the closing parenthesis), and
-    with no group another part refers to (numbers and names change when joined)."""
-    owner = getattr(rule[0], "__self__", None)
-    if not isinstance(owner, re.Pattern) or not isinstance(owner.pattern, str) or owner.groupindex:
-        return False
-    if owner.flags & re.VERBOSE or _without_leading_flags(owner.pattern)[0] is None:
-        return False
-    try:
-        plain = re.compile(owner.pattern, flags)
-    except re.error:
-        return False
-    return plain.flags == owner.flags and plain.groups == owner.groups and "(?P" not in owner.pattern
-
-
 LEADING_FLAGS = re.compile(r"\(\?([aimsux]+)\)")
 
 
-def _without_leading_flags(pattern: str) -> tuple[str | None, str]:
-    """(the pattern with its leading global flags made scoped, or None where it has a back-reference
-    or a conditional this cannot renumber), the pattern."""
-    if re.search(r"\\[1-9]|\(\?\(", pattern):
-        return None, pattern
+def _alternative(rule, flags: int) -> str | None:
+    """A rule's expression as one alternative of a joined one, meaning the same there (its leading global
+    flags made scoped); None where it cannot be: not compiled with the lexer's flags, verbose (a comment
+    would swallow the closing parenthesis), or with a group another part refers to (a back-reference or
+    a conditional: numbers and names change when joined)."""
+    owner = getattr(rule[0], "__self__", None)
+    if not isinstance(owner, re.Pattern) or not isinstance(owner.pattern, str) or owner.groupindex:
+        return None
+    pattern = owner.pattern
+    if owner.flags & re.VERBOSE or re.search(r"\\[1-9]|\(\?\(", pattern):
+        return None
+    try:
+        plain = re.compile(pattern, flags)
+    except re.error:
+        return None
+    if plain.flags != owner.flags or plain.groups != owner.groups:
+        return None
     found = LEADING_FLAGS.match(pattern)
-    return (f"(?{found.group(1)}:{pattern[found.end() :]})" if found else pattern), pattern
+    return f"(?{found.group(1)}:{pattern[found.end() :]})" if found else pattern
 
 
 def _joined(run: list, flags: int) -> list:
+    """One entry for a run of (alternative, rule), or none for an empty run."""
     if not run:
         return []
     parts, which, group = [], {}, 1
-    for rule in run:
-        parts.append(f"({_without_leading_flags(rule[0].__self__.pattern)[0]})")
+    for alternative, rule in run:
+        parts.append(f"({alternative})")
         which[group] = rule
         group += 1 + rule[0].__self__.groups
     return [(True, re.compile("|".join(parts), flags).match, which)]
