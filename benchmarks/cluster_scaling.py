@@ -54,7 +54,7 @@ from distributed import WorkerPlugin  # noqa: E402
 
 from autograder.cluster import client as cluster_mod  # noqa: E402
 from autograder import commands  # noqa: E402
-from autograder.grades import gradebook  # noqa: E402
+from autograder.grades import gradebook, records  # noqa: E402
 from autograder.coordinator import grader  # noqa: E402
 from autograder.cluster.worker import PLUGIN_NAME  # noqa: E402
 from grading_speed import build_class  # noqa: E402
@@ -132,7 +132,7 @@ class ReplayPlugin(WorkerPlugin):
 def recorded_answers(course: Path) -> dict:
     answers = {}
     for path in (course / ".autograder" / "results").rglob("*.json"):
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = records.parse_record(path.read_text(encoding="utf-8"))
         answers[(record["student"], record["assignment"], record["notebook"])] = record
     return answers
 

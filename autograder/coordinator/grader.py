@@ -10,7 +10,6 @@ gradebook (`recorder`), one transaction per batch.
 from __future__ import annotations
 
 import collections
-import json
 import os
 import queue
 import threading
@@ -144,7 +143,7 @@ def _keep_result(sub: Submission, result: dict, keep: bool, kept: records.Record
     result.setdefault("worker", "local")
     try:
         if keep:
-            kept.add(result, json.dumps(result))
+            kept.add(result)
     except OSError as exc:
         result = jobs.failed_result(job, f"the grader could not write this notebook's record: {records.one_line(exc)}")
     sub.results[result["notebook"]] = result

@@ -7,6 +7,11 @@ loop does not wait for it: `RecordWriter.add` appends the record as one line to 
 (a write to a file already open, which survives the run being killed) and a thread beside the loop
 writes the record's own file. The journal is removed once each of its lines is in its file; the
 journal of a run that was killed is folded into the files by the next run, before it plans.
+
+A record is JSON. Its autograded notebook (57 kB of JSON text for a lesson) is kept as it is, the last
+member on lines of its own, rather than escaped into a string: escaping it was the largest part of
+recording a result, and reading it back takes a slice instead of a parse. The journal frames each
+record with its length, since a record now spans lines.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ JOURNAL_PREFIX = ".journal-"
 TRANSIENT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE)
 RETRY_PAUSES = (0.2, 0.5)
 IDENTITY = ("student", "assignment", "notebook")
+NOTEBOOK_MEMBER = '\n"autograded_notebook": '  # a record's notebook, as JSON text, follows this
 
 
 def retrying(write, *args):
@@ -83,13 +89,41 @@ def record_path(state: Path, job: dict) -> Path:
     return state / RESULTS / job["student"] / job["assignment"] / f"{job['notebook']}.json"
 
 
+def record_text(result: dict) -> str:
+    """A result as its record: JSON whose last member, on lines of its own, is the autograded notebook's
+    JSON text as it is (`NOTEBOOK_MEMBER`); a result without a notebook text is plain one-line JSON."""
+    notebook = result.get("notebook_json")
+    if not isinstance(notebook, str):
+        return json.dumps(result)
+    head = json.dumps({k: v for k, v in result.items() if k != "notebook_json"})
+    return head[:-1] + ("," if len(head) > 2 else "") + NOTEBOOK_MEMBER + notebook + "\n}"
+
+
+def parse_record(text: str) -> dict | None:
+    """The result a record holds (`record_text`), its notebook as JSON text again; None for a text that is
+    no record. The head is one line (json.dumps writes no line break), so the notebook is a slice."""
+    head, newline, notebook = text.partition("\n")
+    try:
+        if not newline:
+            record = json.loads(head)
+        elif notebook.startswith(NOTEBOOK_MEMBER[1:]) and notebook.endswith("\n}") and head.startswith("{"):
+            record = json.loads(head[:-1] + "}" if head.endswith(",") else head + "}")
+            if isinstance(record, dict):
+                record["notebook_json"] = notebook[len(NOTEBOOK_MEMBER) - 1 : -2]
+        else:
+            record = json.loads(text)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
 def read_record(state: Path, job: dict) -> dict:
     """The record kept for a job's notebook ({} when there is none, or it cannot be read)."""
     try:
-        record = json.loads(record_path(state, job).read_text(encoding="utf-8"))
+        text = record_path(state, job).read_text(encoding="utf-8")
     except (OSError, ValueError):
         return {}
-    return record if isinstance(record, dict) else {}
+    return parse_record(text) or {}
 
 
 def all_records(state: Path) -> list[dict]:
@@ -97,10 +131,10 @@ def all_records(state: Path) -> list[dict]:
     found = []
     for path in sorted((state / RESULTS).glob("*/*/*.json")):
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
+            record = parse_record(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(record, dict):
+        if record is not None:
             found.append(record)
     return found
 
@@ -119,7 +153,7 @@ def _names_a_notebook(record) -> bool:
 
 def fold_leftovers(state: Path) -> int:
     """Write into their files the records in journals left by runs that were killed (a journal no live
-    run holds), then remove those journals; the records written. A torn last line is left out: its
+    run holds), then remove those journals; the records written. A torn last entry is left out: its
     notebook is graded again."""
     folder = state / RESULTS
     written = 0
@@ -133,16 +167,37 @@ def fold_leftovers(state: Path) -> int:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 continue  # a run that is still going
-            for line in fh:
+            for entry in journal_entries(fh):
                 try:
-                    record = json.loads(line)
-                except ValueError:
+                    text = entry.decode("utf-8")
+                except UnicodeDecodeError:
                     continue
+                record = parse_record(text)
                 if _names_a_notebook(record):
-                    retrying(_write_record, record_path(state, record), line.decode("utf-8").rstrip("\n"))
+                    retrying(_write_record, record_path(state, record), text)
                     written += 1
             journal.unlink()
     return written
+
+
+def _journal_entry(text: str) -> bytes:
+    """A record as the journal keeps it: its length in bytes on a line, the record, a line break."""
+    body = text.encode("utf-8")
+    return b"%d\n%b\n" % (len(body), body)
+
+
+def journal_entries(fh):
+    """The records of a journal (`_journal_entry`), as bytes, up to the first that is torn. A line that is
+    not a length is a one-line record, as journals held them before records were framed."""
+    while line := fh.readline():
+        size = line.rstrip(b"\n")
+        if not size.isdigit():
+            yield size
+            continue
+        body = fh.read(int(size))
+        if len(body) < int(size) or fh.read(1) != b"\n":
+            return
+        yield body
 
 
 def _write_record(path: Path, text: str) -> None:
@@ -162,9 +217,10 @@ class RecordWriter:
         self._thread: threading.Thread | None = None
         self.failed: list[str] = []  # why a record's file could not be written (its line stays in the journal)
 
-    def add(self, result: dict, text: str) -> None:
-        """Keep `text`, the JSON of `result`: in the journal now (an OSError here means it is not kept),
-        in its own file soon."""
+    def add(self, result: dict) -> None:
+        """Keep `result`'s record: in the journal now (an OSError here means it is not kept), in its own
+        file soon."""
+        text = record_text(result)
         if self._fh is None:
             folder = self.state / RESULTS
             folder.mkdir(parents=True, exist_ok=True)
@@ -173,7 +229,7 @@ class RecordWriter:
             fcntl.flock(self._fh, fcntl.LOCK_EX)
             self._thread = threading.Thread(target=self._write_files, name="records", daemon=True)
             self._thread.start()
-        retrying(self._append, (text + "\n").encode("utf-8"))
+        retrying(self._append, _journal_entry(text))
         self._queue.put((record_path(self.state, result), text))
 
     def _append(self, line: bytes) -> None:

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from autograder import cli, commands, stock
 from autograder.cluster import client as cluster_mod, worker as cluster_worker
 from autograder.grades import gradebook
+from autograder.grades import records as record_files
 from autograder.authoring import samples
 from autograder.coordinator import grader
 from autograder.judge import jobs
@@ -131,7 +132,7 @@ def busy(client, name: str) -> list[str]:
 def records(course: Path) -> dict[tuple[str, str, str], dict]:
     out = {}
     for path in sorted((course / ".autograder" / "results").rglob("*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = record_files.parse_record(path.read_text(encoding="utf-8"))
         out[(record["student"], record["assignment"], record["notebook"])] = record
     return out
 
@@ -244,7 +245,7 @@ def handed_in_again(graded: Path, course: Path, copies: int) -> None:
             who = student if k == 0 else f"{student}-copy{k}"
             path = course / ".autograder" / "results" / who / assignment / f"{notebook}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(dict(record, student=who)), encoding="utf-8")
+            path.write_text(record_files.record_text(dict(record, student=who)), encoding="utf-8")
 
 
 def gradebook_rows(url: str) -> dict[str, list[tuple]]:

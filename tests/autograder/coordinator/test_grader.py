@@ -13,7 +13,7 @@ import pytest
 
 from autograder.authoring import lessons as authoring, samples
 from autograder import commands
-from autograder.grades import gradebook
+from autograder.grades import gradebook, records
 from autograder.rules import repair, scoring
 from tests.conftest import ROOT
 
@@ -311,7 +311,7 @@ def test_the_judge_sends_what_nbgraders_rules_read_in_the_autograded_notebook(ti
     course, _, _ = tiny_class
     checked = {}
     for path in sorted((course / ".autograder" / "results").rglob("*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = records.parse_record(path.read_text(encoding="utf-8"))
         if record["status"] != "ok":
             continue
         worked_out = json.loads(

@@ -11,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
+from hypothesis import given, settings as hypothesis_settings, strategies as st
 
 from autograder.grades import records
 
@@ -28,7 +30,7 @@ def test_every_record_added_is_in_its_file_and_the_journal_goes(tmp_path):
     writer = records.RecordWriter(tmp_path)
     added = [result(f"s{i}", score=i) for i in range(50)]
     for r in added:
-        writer.add(r, json.dumps(r))
+        writer.add(r)
     assert len(journals(tmp_path)) == 1
     writer.close()
     assert records.all_records(tmp_path) == sorted(added, key=lambda r: r["student"])
@@ -49,7 +51,7 @@ from autograder.grades import records
 writer = records.RecordWriter(Path(sys.argv[1]))
 for i in range(int(sys.argv[2])):
     r = {"student": f"s{i}", "assignment": "ps1", "notebook": "nb", "job": f"key-s{i}"}
-    writer.add(r, json.dumps(r))
+    writer.add(r)
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
@@ -68,7 +70,7 @@ def test_the_journal_of_a_killed_run_is_folded_into_the_files(tmp_path):
 def test_a_live_runs_journal_is_not_folded(tmp_path):
     writer = records.RecordWriter(tmp_path)
     r = result("alive")
-    writer.add(r, json.dumps(r))
+    writer.add(r)
     assert records.fold_leftovers(tmp_path) == 0
     assert len(journals(tmp_path)) == 1
     writer.close()
@@ -76,7 +78,7 @@ def test_a_live_runs_journal_is_not_folded(tmp_path):
     assert records.read_record(tmp_path, r) == r
 
 
-def test_a_torn_line_and_lines_naming_no_notebook_write_nothing(tmp_path):
+def test_a_torn_line_and_lines_naming_no_notebook_write_nothing_in_a_journal_of_one_line_records(tmp_path):
     folder = tmp_path / records.RESULTS
     folder.mkdir()
     good = result("good")
@@ -102,12 +104,14 @@ def test_a_record_whose_file_cannot_be_written_stays_in_the_journal(tmp_path):
     writer = records.RecordWriter(tmp_path)
     fine, blocked = result("fine"), result("blocked")
     for r in (fine, blocked):
-        writer.add(r, json.dumps(r))
+        writer.add(r)
     writer.close()
     assert len(writer.failed) == 1 and "nb.json" in writer.failed[0]
     assert records.read_record(tmp_path, fine) == fine
     (left,) = journals(tmp_path)
-    assert [json.loads(line)["student"] for line in left.read_text().splitlines()] == ["fine", "blocked"]
+    with open(left, "rb") as fh:
+        kept = [records.parse_record(entry.decode())["student"] for entry in records.journal_entries(fh)]
+    assert kept == ["fine", "blocked"]
     (tmp_path / records.RESULTS / "blocked" / "ps1").unlink()
     assert records.fold_leftovers(tmp_path) == 2
     assert records.read_record(tmp_path, blocked) == blocked
@@ -142,3 +146,78 @@ def test_a_write_is_tried_again_only_for_errors_that_pass(tmp_path, monkeypatch)
     with pytest.raises(PermissionError):
         records.retrying(denied, "p")
     assert len(calls) == 1
+
+
+# ---------------------------------------------------------------- the record's form
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+results = st.builds(
+    lambda extra, notebook: {**extra, **result("s"), **notebook},
+    st.dictionaries(st.text(max_size=12).filter(lambda k: k != "notebook_json"), json_values, max_size=5),
+    st.sampled_from([{}, {"notebook_json": None}]) | st.builds(lambda t: {"notebook_json": t}, st.text()),
+)
+
+
+@hypothesis_settings(max_examples=400, deadline=None)
+@given(results)
+def test_a_record_reads_back_as_the_result_it_was_made_from(r):
+    assert records.parse_record(records.record_text(r)) == r
+
+
+def notebook_text(cells: int) -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f'x = "{i}\\n"\nprint(x, {{"a": [1, 2]}})') for i in range(cells)]
+    nb.cells.append(nbformat.v4.new_markdown_cell("A line\n}\nand a brace on its own line"))
+    return nbformat.writes(nb)
+
+
+def test_a_record_is_json_holding_its_notebook_as_it_is():
+    """Anyone may read a record with a JSON parser: the notebook is a member, unescaped, the text kept."""
+    nb = notebook_text(3)
+    r = result("s", notebook_json=nb, status="ok", summary={"grades": {"a": [1.0, None]}})
+    text = records.record_text(r)
+    assert nb in text, "the notebook's text is in the record as it is, not escaped"
+    parsed = json.loads(text)
+    assert parsed.pop("autograded_notebook") == json.loads(nb)
+    assert parsed == {k: v for k, v in r.items() if k != "notebook_json"}
+    assert json.loads(records.record_text({"notebook_json": nb})) == {"autograded_notebook": json.loads(nb)}
+
+
+def test_records_kept_before_notebooks_were_unescaped_still_read(tmp_path):
+    r = result("old", notebook_json=notebook_text(2), status="ok")
+    path = records.record_path(tmp_path, r)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(r), encoding="utf-8")
+    assert records.read_record(tmp_path, r) == r
+    assert records.all_records(tmp_path) == [r]
+
+
+def test_a_journal_cut_at_any_byte_folds_every_whole_record_before_the_cut(tmp_path):
+    """A run killed mid-write leaves a journal cut anywhere: each record wholly before the cut is folded in,
+    and nothing else is written (the record the cut went through is graded again)."""
+    writer = records.RecordWriter(tmp_path / "whole")
+    added = [result(f"s{i}", notebook_json=notebook_text(i % 3) if i % 2 else None) for i in range(4)]
+    for r in added:
+        writer.add(r)
+    (journal,) = journals(tmp_path / "whole")
+    data = journal.read_bytes()
+    ends, at = [], 0  # where each entry ends, found from the lengths
+    while at < len(data):
+        newline = data.index(b"\n", at)
+        at = newline + 1 + int(data[at:newline]) + 1
+        ends.append(at)
+    assert len(ends) == len(added) and ends[-1] == len(data)
+    writer.close()
+    for cut in sorted({*range(0, len(data), 97), *(e + d for e in ends for d in (-2, -1, 0, 1)), len(data)}):
+        if not 0 <= cut <= len(data):
+            continue
+        state = tmp_path / f"cut{cut}"
+        (state / records.RESULTS).mkdir(parents=True)
+        (state / records.RESULTS / f"{records.JOURNAL_PREFIX}left").write_bytes(data[:cut])
+        whole = sum(end <= cut for end in ends)
+        assert records.fold_leftovers(state) == whole, cut
+        assert records.all_records(state) == added[:whole], cut
