@@ -1,6 +1,6 @@
 """Grading on a Dask cluster, measured on this machine: what workers add, what the coordinator costs.
 
-    python benchmarks/cluster_scaling.py [--students N] [--lessons ID ...] [--copies N] [--notebooks N]
+    python benchmarks/cluster_scaling.py [--students N] [--lessons ID ...] [--copies N] [--repeats N] [--notebooks N]
 
 Starts the real parts on 127.0.0.1: PostgreSQL (the gradebook, every commit flushed to disk as by
 default), a TLS-secured Dask scheduler and worker processes, each worker with one thread (one
@@ -18,6 +18,10 @@ answered at once with the result a worker gave that student's original):
   autograded/ and the PostgreSQL gradebook;
 - through the real Dask cluster (the workers' pools replaced by the same stand-in): the seconds
   the coordinator spends in the Dask client (sending jobs, reading results) are its share.
+
+Each of these is run --repeats times (default 3) and the median run is the one used: on this machine
+one run's figure can differ from the next by a tenth (the file system, the host); every run's figure is
+printed.
 
 Prints:
 
@@ -196,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         default=100,
         help="the class size, as a multiple, for measuring the coordinator (default 100)",
     )
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each replay, the median one used (default 3)")
     parser.add_argument("--notebooks", type=int, default=50_000, help="class size for the projection (default 50,000)")
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -224,9 +229,15 @@ def main(argv: list[str] | None = None) -> int:
                 coordinator.client.register_plugin(ReplayPlugin(recorded_answers(runs[1]["course"])), name=PLUGIN_NAME)
             finally:
                 coordinator.close()
-            through_dask = timed_run(released, pg, work, "replayed_on_dask", dask_cluster.address, copies=args.copies)
+            on_dask = [
+                timed_run(released, pg, work, f"replayed_on_dask{i}", dask_cluster.address, copies=args.copies)
+                for i in range(args.repeats)
+            ]
         dask_cluster.stop()
-        alone = timed_run(released, pg, work, "replayed", None, replay=runs[1]["course"], copies=args.copies)
+        alone_runs = [
+            timed_run(released, pg, work, f"replayed{i}", None, replay=runs[1]["course"], copies=args.copies)
+            for i in range(args.repeats)
+        ]
     finally:
         if dask_cluster is not None:
             dask_cluster.stop()
@@ -234,10 +245,12 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     one, two = runs[1], runs[2]
-    for replayed in (alone, through_dask):
-        like_originals = all(v == one["scores"].get((a, s.split(COPY)[0])) for (a, s), v in replayed["scores"].items())
-        if not like_originals or len(replayed["scores"]) != args.copies * len(one["scores"]):
+    for run in (*alone_runs, *on_dask):
+        like_originals = all(v == one["scores"].get((a, s.split(COPY)[0])) for (a, s), v in run["scores"].items())
+        if not like_originals or len(run["scores"]) != args.copies * len(one["scores"]):
             raise SystemExit("the replayed runs gave other scores than the workers")
+    alone = median_run(alone_runs, "loop")
+    through_dask = median_run(on_dask, "client")
     if one["scores"] != two["scores"]:
         raise SystemExit("the runs gave different scores")
     items = sum(len(v) for v in one["scores"].values())
@@ -262,13 +275,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{rate[2] / rate[1]:.2f}x)"
     )
     print(
-        f"Coordinator alone ({m} notebooks, results replayed at once): {own * 1000:.2f} ms per notebook, of which "
+        f"Coordinator alone ({m} notebooks, results replayed at once): {own * 1000:.2f} ms per notebook "
+        f"({each_run(alone_runs, 'loop')}), of which "
         f"PostgreSQL's writes {pg_write * 1000:.2f} ms (in the writer thread, beside the rest); planning before the first job "
         f"{setup:.1f} s once and {plan * 1000:.2f} ms per notebook"
     )
     print(
         f"Dask client's share ({through_dask['notebooks']} notebooks replayed through the scheduler and both workers): "
-        f"{client * 1000:.2f} ms per notebook; that whole run, scheduler and workers on the same cores: "
+        f"{client * 1000:.2f} ms per notebook ({each_run(on_dask, 'client')}); that run, scheduler and workers on the same cores: "
         f"{through_dask['notebooks'] / through_dask['loop']:.0f} notebooks/s; {cluster_mod.Cluster.CHUNK} notebooks a task, "
         f"{through_dask['bytes'][0] / through_dask['notebooks'] / 1e3:.0f} kB out and {through_dask['bytes'][1] / through_dask['notebooks'] / 1e3:.0f} kB "
         "back per notebook"
@@ -286,7 +300,9 @@ def main(argv: list[str] | None = None) -> int:
         f"Ceiling: one coordinator records at most {ceiling:.0f} notebooks/s ({3600 * ceiling:,.0f} an hour), "
         f"1 / ({own * 1000:.2f} + {client * 1000:.2f}) ms, however many workers"
     )
-    print(f"Scores: identical in all four runs ({items} item scores, and every copy's like its original's)")
+    print(
+        f"Scores: identical in all {2 + 2 * args.repeats} runs ({items} item scores, and every copy's like its original's)"
+    )
     per_core = rate[1]
     print(
         f"\nProjection for {args.notebooks:,} notebooks on N machines of {MACHINE_CORES} cores "
@@ -306,6 +322,16 @@ def main(argv: list[str] | None = None) -> int:
         f"the coordinator is the limit from {limit} machine{'s' if limit > 1 else ''} on)"
     )
     return 0
+
+
+def median_run(runs: list[dict], key: str) -> dict:
+    """The run whose seconds per notebook in `key` are the median (the lower of the middle two)."""
+    return sorted(runs, key=lambda r: r[key] / r["notebooks"])[(len(runs) - 1) // 2]
+
+
+def each_run(runs: list[dict], key: str) -> str:
+    """Every run's seconds per notebook in `key`, in ms, in the order they ran."""
+    return f"median of {len(runs)}: " + ", ".join(f"{r[key] / r['notebooks'] * 1000:.2f}" for r in runs)
 
 
 def _duration(seconds: float) -> str:
