@@ -11,6 +11,7 @@ replays the earlier successful cells without it, and grading goes on.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from typing import Any
@@ -379,3 +380,29 @@ class _NotebookRun:
             _add_notes(nb, self.notes)
             text = nbformat.writes(nb)
         return text, self.notes
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_text(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD. Python prints one when asked (`print("\\ud800")`),
+    an error's message or an attribute's name can hold one, and nbformat keeps it in an output; such text
+    cannot be written as UTF-8, so every write after the judge (records, autograded/, the gradebook,
+    feedback, the cluster's answer) would fail on it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def utf8_values(value: Any) -> Any:
+    """A result (dicts, lists, strings, numbers) with `utf8_text` applied to every string in it."""
+    if isinstance(value, str):
+        return utf8_text(value)
+    if isinstance(value, dict):
+        return {utf8_values(k): utf8_values(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [utf8_values(v) for v in value]
+    return value

@@ -367,5 +367,5 @@ def judge_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: c
         except Exception as exc:
             traceback.print_exc()
             result = jobs.failed_result(job, f"grader error: {type(exc).__name__}: {exc}")
-        results.write(json.dumps(result) + "\n")
+        results.write(json.dumps(notebook.utf8_values(result)) + "\n")
         results.flush()

@@ -199,6 +199,14 @@ def edit_cell(nb, grade_id: str, code: str | None):
     return out
 
 
+# Output no UTF-8 text can hold: Python prints a lone surrogate when asked, and an error's message can carry one.
+LONE_SURROGATES = (
+    'print("printed \\ud800 here")\n'
+    "from IPython.display import display\n"
+    'display({"text/plain": "shown \\udc80 here"}, raw=True)\n'
+    'raise ValueError("raised \\udfff here")'
+)
+
 CASES = {
     # student: (how the notebook is made from the fully answered one, expected scores)
     "honest": (lambda nb: nb, FULL),
@@ -234,6 +242,7 @@ CASES = {
         ),
         {**FULL, "test_add": 0.0},
     ),
+    "lone-surrogates": (lambda nb: with_cell_before(nb, "add", LONE_SURROGATES), FULL),
     "deleted-test": (lambda nb: edit_cell(nb, "test_add", None), FULL),
     "deleted-answer": (lambda nb: edit_cell(nb, "mul", None), {**FULL, "test_mul": 0.0}),
     "edited-test": (
@@ -270,6 +279,19 @@ def test_exact_scores(tiny_class, student):
     course, results, _ = tiny_class
     assert results[(student, LESSON)] == "ok"
     assert gradebook.score_table(course)[(LESSON, student)] == CASES[student][1]
+
+
+def test_lone_surrogates_in_outputs_become_replacement_characters_in_what_is_written(tiny_class):
+    """Each write after the judge (record, autograded/, the gradebook) takes the notebook as UTF-8."""
+    course, _, _ = tiny_class
+    record = records.read_record(
+        course / ".autograder", {"student": "lone-surrogates", "assignment": LESSON, "notebook": LESSON}
+    )
+    written = (course / "autograded" / "lone-surrogates" / LESSON / f"{LESSON}.ipynb").read_text(encoding="utf-8")
+    assert record["notebook_json"] == written
+    outputs = json.dumps([c.get("outputs") for c in json.loads(written)["cells"]], ensure_ascii=False)
+    for shown in ("printed \ufffd here", "shown \ufffd here", "raised \ufffd here"):
+        assert shown in outputs
 
 
 def test_bad_json_is_one_reason_and_the_rest_is_graded(tiny_class):

@@ -14,6 +14,7 @@ import json
 
 import nbformat
 import pytest
+from hypothesis import given, settings as hypothesis_settings, strategies as st
 
 from autograder.authoring import samples
 from autograder.config.limits import Limits
@@ -305,3 +306,31 @@ def test_a_test_that_probes_makes_all_its_calls_in_one_process(tmp_path):
         pool.close()
     assert result["status"] == "ok" and result["tampering"] == [], result
     assert _verdicts(result) == {"test_token": None}, result["notebook_json"][-2000:]
+
+
+# ---------------------------------------------------------------- text every later write can take
+
+texts = st.text(alphabet=st.characters(codec=None, blacklist_categories=()))  # lone surrogates included
+results = st.recursive(
+    st.none() | st.booleans() | st.integers() | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=10,
+)
+
+
+def surrogate_free(value) -> bool:
+    return not any("\ud800" <= ch <= "\udfff" for ch in json.dumps(value, ensure_ascii=False))
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(results)
+def test_a_results_strings_become_utf8_and_only_lone_surrogates_change(value):
+    cleaned = notebook.utf8_values(value)
+    json.dumps(cleaned, ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate left anywhere
+    if surrogate_free(value):
+        assert cleaned == value
+
+
+def test_each_lone_surrogate_becomes_one_replacement_character():
+    assert notebook.utf8_text("a\ud800b\udfff\ud83d\ude00") == "a\ufffdb\ufffd\ufffd\ufffd"
+    assert notebook.utf8_text("plain \u00e9 \U0001f600") == "plain \u00e9 \U0001f600"
