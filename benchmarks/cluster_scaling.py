@@ -203,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each replay, the median one used (default 3)")
     parser.add_argument("--notebooks", type=int, default=50_000, help="class size for the projection (default 50,000)")
     args = parser.parse_args(argv)
+    if min(args.students, args.copies, args.repeats, args.notebooks) < 1:
+        parser.error("--students, --copies, --repeats and --notebooks take a whole number of at least 1")
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     work = Path(tempfile.mkdtemp(prefix="cluster-scaling-"))

@@ -3,15 +3,15 @@ and its own writes: atomic, and tried again when the disk is full for a moment.
 
 A record is what lets a re-run reuse a notebook's result. Writing one file per notebook (a directory
 or two, a temporary file, a rename) costs more than the rest of recording a result, so the grading
-loop does not wait for it: `RecordWriter.add` appends the record as one line to this run's journal
+loop does not wait for it: `RecordWriter.add` appends the record as one entry to this run's journal
 (a write to a file already open, which survives the run being killed) and a thread beside the loop
-writes the record's own file. The journal is removed once each of its lines is in its file; the
+writes the record's own file. The journal is removed once each of its entries is in its file; the
 journal of a run that was killed is folded into the files by the next run, before it plans.
 
 A record is JSON. Its autograded notebook (57 kB of JSON text for a lesson) is kept as it is, the last
 member on lines of its own, rather than escaped into a string: escaping it was the largest part of
 recording a result, and reading it back takes a slice instead of a parse. The journal frames each
-record with its length, since a record now spans lines.
+record with its length, since a record spans lines.
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ class RecordWriter:
         self._fh = None
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
-        self.failed: list[str] = []  # why a record's file could not be written (its line stays in the journal)
+        self.failed: list[str] = []  # why a record's file could not be written (its entry stays in the journal)
 
     def add(self, result: dict) -> None:
         """Keep `result`'s record: in the journal now (an OSError here means it is not kept), in its own
@@ -232,8 +232,8 @@ class RecordWriter:
         retrying(self._append, _journal_entry(text))
         self._queue.put((record_path(self.state, result), text))
 
-    def _append(self, line: bytes) -> None:
-        self._fh.write(line)
+    def _append(self, entry: bytes) -> None:
+        self._fh.write(entry)
         self._fh.flush()
 
     def _write_files(self) -> None:
