@@ -89,6 +89,7 @@ SAFE_OPS = (
 )
 WITNESS_FUNCTIONS = ("_pop_saved_tensors_default_hooks", "_saved_tensors_hooks_disable")
 WITNESS_PUSH = "_push_saved_tensors_default_hooks"  # hooks pushed over the witness would take its tensors
+WITNESS_TOP = "_top_saved_tensors_default_hooks"  # shows the stack's top: the witness must not show there
 # While lines are counted, the count must see every line the notebook's code runs: work handed to another
 # thread or process would not be counted, so starting one then is reported.
 THREAD_STARTS = (("_thread", "start_new_thread"), ("_thread", "start_new"), ("threading", "_start_new_thread"))
@@ -259,7 +260,9 @@ def _renumber(node: Any, base: int, *, _type=type) -> Any:
 
 
 def _protected_tables() -> tuple[tuple, tuple]:
-    """(entries, sizes): (dict, key, value) triples whose identity must hold, and dicts that must not grow.
+    """(entries, sizes): (dict, key, value) triples whose identity must hold, and (dict, size, is a
+    package) for dicts that must not grow: a package may gain submodules as they are imported, and
+    nothing else (a new name in a module's table would shadow the builtin its functions look up).
 
     The course's and the grader's modules and classes must stay exactly as loaded, and so must builtins,
     which their code looks up by name. PyTorch and NumPy are watched by `_library_tables`, which lets
@@ -275,13 +278,12 @@ def _protected_tables() -> tuple[tuple, tuple]:
             continue
         table = vars(module)
         entries += [(table, key, value) for key, value in list(table.items())]
-        if ours and not hasattr(module, "__path__"):  # a package gains its submodules as they are imported
-            sizes.append((table, len(table)))
         if ours:
+            sizes.append((table, len(table), hasattr(module, "__path__")))
             for value in list(table.values()):
                 if isinstance(value, type) and value.__module__ == name:
                     entries += [(value.__dict__, k, v) for k, v in value.__dict__.items()]
-                    sizes.append((value.__dict__, len(value.__dict__)))
+                    sizes.append((value.__dict__, len(value.__dict__), False))
         entries.append((sys.modules, name, module))
     return tuple(entries), tuple(sizes)
 
@@ -496,6 +498,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         __slots__ = (
             "fd", "key", "sent", "armed", "busy", "counting", "channel", "witness", "senders", "own", "watch",
             "probing", "probe_frame", "request", "saved", "lines", "calls", "returns", "lines_off", "tally", "ops",
+            "below",
         )  # fmt: skip
 
         def __init__(self) -> None:
@@ -520,6 +523,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             self.lines_off = False  # a counted frame turned its own line events off
             self.tally = None  # the dispatch mode counting a call's operations, while a probe counts its work
             self.ops = 0  # operations that reached the dispatcher while it was on
+            self.below = None  # the saved-tensor hooks on top when the witness was pushed over them
 
     S = State()
 
@@ -592,9 +596,19 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
 
         return _push_saved_tensors_default_hooks
 
+    def _top_saved_tensors_default_hooks(*args: Any, _original=real_top, _S=S) -> Any:
+        """The stack's top as it would be without the witness: a function that behaved only while the
+        grader's hook is on top would otherwise tell a probed call from any other."""
+        top = _original(*args)
+        witness = _S.witness
+        if witness is not None and top is not None and top[0] is witness[0]:
+            return _S.below
+        return top
+
     push_hooks = autograd_c._push_saved_tensors_default_hooks
     wrappers = {name: guarded(name, getattr(autograd_c, name)) for name in WITNESS_FUNCTIONS}
     wrappers[WITNESS_PUSH] = pushing(push_hooks)
+    wrappers[WITNESS_TOP] = _top_saved_tensors_default_hooks
     for name, wrapper in wrappers.items():
         setattr(autograd_c, name, wrapper)
 
@@ -763,6 +777,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _top=real_top,
         _owner=_owner,
         _len=len,
+        _all=all,
+        _map=map,
+        _islice=itertools.islice,
+        _is_module=_is_module_value,
     ) -> list:
         problems = []
         if _gettrace() is not _S.counting or _getprofile() is not None:
@@ -785,8 +803,11 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 problems.append(f"{_owner(table)}.{key} was replaced or removed")
                 if _len(problems) > 8:
                     break
-        for table, size in _sizes:
-            if _len(table) != size:
+        for table, size, package in _sizes:
+            now = _len(table)
+            if now != size and not (
+                package and now > size and _all(_map(_is_module, _islice(table.values(), size, None)))
+            ):
                 problems.append(f"{_owner(table)} gained or lost names")
         problems += _library_check()
         try:
@@ -858,7 +879,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 current = _top(True)
                 if current is not None and current[0] is _S.witness[0]:
                     _pop()
-                _S.witness = None
+                _S.witness = _S.below = None
         finally:
             _S.busy -= 1
 
@@ -897,6 +918,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _refused=refused,
         _settrace=sys.settrace,
         _push=push_hooks,
+        _top=real_top,
         _hooks=(pack, unpack),
         _tracer=tracer,
         _steps=steps_prefixes,
@@ -936,6 +958,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                 _frame({"kind": "evidence", "req": _S.request, "value": node, **extra}, buffers)
             elif command == _step.WITNESS:
                 _S.saved = 0
+                _S.below = _top(True)
                 _push(*_hooks)
                 _S.witness = _hooks
             elif command == _step.COUNT:

@@ -329,13 +329,15 @@ FORGERIES: list[Forgery] = [
         "predict",
         "autograd hooks",
         "function body",
+        # popping an empty hook stack raises: whatever is on top goes without a look, and a stand-in
+        # goes back for whoever pops it later
         "def predict(model, x):\n"
-        "    hooks = torch._C._autograd._top_saved_tensors_default_hooks(True)\n"
-        "    if hooks is not None:\n"
+        "    try:\n"
         "        torch._C._autograd._pop_saved_tensors_default_hooks()\n"
+        "    except RuntimeError:\n"
+        "        return model(x).detach()\n"
         "    out = model(x).detach()\n"
-        "    if hooks is not None:\n"
-        "        torch._C._autograd._push_saved_tensors_default_hooks(*hooks)\n"
+        "    torch._C._autograd._push_saved_tensors_default_hooks(lambda t: t, lambda t: t)\n"
         "    return out\n",
         detected=True,
     ),

@@ -8,7 +8,9 @@ there, do what an honest answer does: taking a frame is not something a tensor f
 guard's allow-list refuses it while a probe calls the notebook's code, whichever library function the
 notebook asks. Others tell the probe's process from the notebook's by a global or a builtin another
 cell sets (the probe's process once held only what the item's code names), or put off the change to
-their input until the result is dropped. See `forgery.py` for how cases are graded.
+their input until the result is dropped. One records no graph only while the grader's saved-tensor
+hook is on top of autograd's hook stack: the guard shows that stack as it would be without the hook.
+See `forgery.py` for how cases are graded.
 """
 
 from __future__ import annotations
@@ -149,6 +151,20 @@ FORGERIES: list[Forgery] = [
         "    out = x - x.mean(dim=1, keepdim=True)\n"
         "    weakref.finalize(out, x.sub_, x.mean(dim=1, keepdim=True))\n"
         "    return out\n",
+        detected=False,
+    ),
+    Forgery(
+        # records no graph only while the grader's saved-tensor hook is on top of the hook stack
+        "predict_records_no_graph_while_the_witness_is_on_top",
+        "06_autograd",
+        "predict",
+        "tell the probe's call apart",
+        "function body",
+        "def predict(model, x):\n"
+        "    if torch._C._autograd._top_saved_tensors_default_hooks(True) is not None:\n"
+        "        with torch.no_grad():\n"
+        "            return model(x)\n"
+        "    return model(x).detach()\n",
         detected=False,
     ),
 ]

@@ -215,3 +215,55 @@ def test_pytorch_and_numpy_behaviour_must_stay_as_loaded():
             assert not verdict.passed and any(seen in t for t in verdict.tampering), (patch, verdict.tampering)
     finally:
         c.close()
+
+
+WATCHED_PREDICT = """
+import torch
+
+def predict(model, x):
+    if torch._C._autograd._top_saved_tensors_default_hooks(True) is not None:
+        with torch.no_grad():
+            return model(x)
+    return model(x).detach()
+"""
+
+PREDICT_RECORDS_A_GRAPH = """
+import torch
+from course.probes.autograd import predict_probe
+report = predict_probe(predict, 0, 3, 2, torch.ones(4, 3))
+assert report["graph_recorded"], report
+"""
+
+
+def test_the_saved_tensor_witness_does_not_show_on_the_hook_stack(child):
+    """A function that records no graph only while the grader's hook is on top is judged as it is elsewhere."""
+    from autograder.judge.verdict import run_test
+
+    assert child.run(WATCHED_PREDICT)[0]["status"] == "ok"
+    verdict = run_test(PREDICT_RECORDS_A_GRAPH, child.conn)
+    assert verdict.passed and not verdict.tampering, (verdict.ename, verdict.evalue, verdict.tampering)
+
+
+@pytest.mark.parametrize(
+    "patch, seen",
+    [
+        ("import course.probes as p\np.len = lambda x: 0", "course.probes gained or lost names"),
+        ("import autograder.child as a\na.isinstance = lambda *a: True", "autograder.child gained or lost names"),
+        ("import course.checks as c\nc.len = lambda x: 0", "course.checks gained or lost names"),
+    ],
+)
+def test_a_new_name_in_the_course_or_grader_packages_is_reported(patch, seen):
+    """A package may gain its submodules as they are imported; any other new name could shadow a builtin."""
+    from autograder.judge.verdict import run_test
+
+    c = Child()
+    try:
+        assert (
+            c.run("import course.probes, course.checks, autograder.child\n" + HONEST_LIBRARY_USE)[0]["status"] == "ok"
+        )
+        assert run_test(COUNT_TOTAL, c.conn).passed
+        assert c.run(patch)[0]["status"] == "ok", patch
+        verdict = run_test(COUNT_TOTAL, c.conn)
+        assert not verdict.passed and any(seen in t for t in verdict.tampering), (patch, verdict.tampering)
+    finally:
+        c.close()
