@@ -18,7 +18,7 @@ import torch.autograd.functional
 from torch import nn
 
 from course.probes import EvidenceError, check_built, check_received, expect, probe, sealed
-from course.probes.core import after_call, changed_arguments, received
+from course.probes.core import after_call, as_in_training, changed_arguments, received
 from course.probes.evidence import same, tensor_meta, type_name
 from course.probes.steps import Step
 
@@ -192,16 +192,17 @@ def predict_probe(
     "weights_changed", "x_changed", and "grad_mode_restored" (whether gradient recording is switched
     on and off as it was before the call; the probe restores it either way).
     """
-    model = _predict_model(seed, in_features, out_features, hidden, x, preset_grads)
-    params = list(model.parameters())
-    step(Step.SEAL, model_state, params, (x,))
-    mode = torch.is_grad_enabled()
-    step(Step.WITNESS)
-    try:
-        output = predict(model, x)
-        step(Step.SEAL, model_output, output, params, (x,))
-    finally:
-        torch.set_grad_enabled(mode)
+    with as_in_training():
+        model = _predict_model(seed, in_features, out_features, hidden, x, preset_grads)
+        params = list(model.parameters())
+        step(Step.SEAL, model_state, params, (x,))
+        mode = torch.is_grad_enabled()
+        step(Step.WITNESS)
+        try:
+            output = predict(model, x)
+            step(Step.SEAL, model_output, output, params, (x,))
+        finally:
+            torch.set_grad_enabled(mode)
 
 
 def _predict_model(
@@ -234,6 +235,8 @@ def _(
     preset_grads: bool = False,
 ) -> dict[str, Any]:
     before, after = expect(evidence, 2)
+    if before["grad_enabled"] is not True:
+        raise EvidenceError("the probe called predict with gradient recording off")
     own = _predict_model(seed, in_features, out_features, hidden, x.detach(), preset_grads)
     check_built(evidence, lambda: same(_values(list(own.parameters())), _values(before["params"])), "model")
     check_received(evidence[:1] and [{"value": {"args": before["inputs"], "kwargs": {}}}], (x,), {})

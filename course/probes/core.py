@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from gc import collect as collect_garbage  # bound here: the course's names are checked before evidence is sealed
-from typing import Any
+from typing import Any, Iterator
+
+from torch._C import _InferenceMode
 
 from course.probes import check_received, expect, probe, sealed
 from course.probes.evidence import Opaque, same
@@ -25,6 +28,19 @@ def after_call(snaps: Any, result: Any, args: tuple, kwargs: dict) -> dict:
 @sealed
 def returned(snaps: Any, result: Any) -> dict:
     return {"result": snaps.snap(result)}
+
+
+@contextmanager
+def as_in_training(*, _mode=_InferenceMode) -> Iterator[None]:
+    """Autograd as a training loop has it: gradients recorded, inference mode off; put back as it was after.
+
+    A verdict on whether a call records a graph means something only if recording was on when the call
+    began: a notebook that switches it off for the whole program beside its answer (`torch.set_grad_enabled`
+    or an entered `torch.inference_mode`) would otherwise pass a function that forgets `no_grad`.
+    `InferenceMode(False)` sets both, for this thread, until the block ends.
+    """
+    with _mode(False):
+        yield
 
 
 def changed_arguments(before: dict, after: dict) -> list[str]:

@@ -23,6 +23,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from course.checks import CheckFailed, check_tensor, check_true, fail
 from course.data import make_images
 from course.probes import EvidenceError, check_built, expect, probe, sealed
+from course.probes.core import as_in_training
 from course.probes.evidence import Opaque, Snapshots, as_float, same
 from course.probes.steps import Step
 
@@ -120,6 +121,7 @@ def training_scenario(
     }
 
 
+@as_in_training()  # the same model whatever the caller switched off: its few updates need a graph
 def evaluation_scenario(
     seed: int,
     *,
@@ -251,16 +253,17 @@ def evaluate_probe(step: Any, evaluate: Any, seed: int, *, images_require_grad: 
     "requires_grad_changed", "params_changed", "inputs_unchanged", "mode_restored" (every layer is
     back in the mode, training or evaluation, it had before the call)}.
     """
-    s = evaluation_scenario(seed, **kwargs)
-    model, images, labels = s["model"], s["images"], s["labels"]
-    if images_require_grad:
-        images.requires_grad_(True)
-    params, modules, batch = list(model.parameters()), list(model.modules()), [images, labels]
-    step(Step.SEAL, evaluation_state, params, modules, batch)
-    step(Step.WITNESS)
-    with _seeded(seed, kwargs.get("device", "cpu")):
-        result = evaluate(model, images, labels)
-    step(Step.SEAL, evaluation_result, result, params, modules, batch)
+    with as_in_training():
+        s = evaluation_scenario(seed, **kwargs)
+        model, images, labels = s["model"], s["images"], s["labels"]
+        if images_require_grad:
+            images.requires_grad_(True)
+        params, modules, batch = list(model.parameters()), list(model.modules()), [images, labels]
+        step(Step.SEAL, evaluation_state, params, modules, batch)
+        step(Step.WITNESS)
+        with _seeded(seed, kwargs.get("device", "cpu")):
+            result = evaluate(model, images, labels)
+        step(Step.SEAL, evaluation_result, result, params, modules, batch)
 
 
 @evaluate_probe.reading

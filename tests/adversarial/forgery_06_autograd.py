@@ -182,4 +182,30 @@ FORGERIES: list[Forgery] = [
         "    return found[0].detach()\n",
         detected=True,
     ),
+    Forgery(
+        # Switches gradient recording off for the whole program beside the answer, bound into the
+        # function's defaults so that the item's slice keeps it: predict then records no graph without
+        # no_grad, and recording is "restored" to off. The probe calls predict as a training loop would.
+        "predict_switches_gradients_off_for_the_whole_program",
+        "06_autograd",
+        "predict",
+        "global autograd mode",
+        "answer cell",
+        "import torch\n\n_off = torch.set_grad_enabled(False)\n\n\n"
+        "def predict(model, x, _off=_off):\n"
+        "    return model(torch.as_tensor(x))\n",
+        detected=False,
+    ),
+    Forgery(
+        # The same with inference mode entered and never left.
+        "predict_enters_inference_mode_for_good",
+        "06_autograd",
+        "predict",
+        "global autograd mode",
+        "separate cell",
+        "import torch\n\n\ndef predict(model, x):\n"
+        "    return model(torch.as_tensor(x, device=globals().get('device', x.device)))\n",
+        detected=False,
+        cell="_inference = torch.inference_mode()\n_inference.__enter__()\n",
+    ),
 ]
