@@ -22,7 +22,8 @@ trustworthy or reported:
 - `run_probe()` runs a registered probe. The probe's steps (`course.probes`) call the student's code,
   then take evidence in a sealed section: signals blocked, gc off, torch function handling off, and
   first a check that no other thread, trace or profile function, torch dispatch mode or replaced
-  kernel exists and that the trusted modules, classes and builtins, and PyTorch's and NumPy's
+  kernel exists, that nothing of the notebook's is set to run later (a timer, a signal handler, a gc
+  callback), and that the trusted modules, classes and builtins, and PyTorch's and NumPy's
   behaviour, are as they were. The evidence
   reader (`course.probes.evidence`) only reads exact types through C-level accessors. No frame that
   is live while the student's function runs holds the guard's state, only the steps may take a step,
@@ -39,6 +40,7 @@ NumPy's array interface, can reach the key and the guard's state) is said in doc
 from __future__ import annotations
 
 import _imp
+import _signal
 import _thread
 import gc
 import itertools
@@ -93,6 +95,10 @@ WITNESS_TOP = "_top_saved_tensors_default_hooks"  # shows the stack's top: the w
 # While lines are counted, the count must see every line the notebook's code runs: work handed to another
 # thread or process would not be counted, so starting one then is reported.
 THREAD_STARTS = (("_thread", "start_new_thread"), ("_thread", "start_new"), ("threading", "_start_new_thread"))
+# Nothing of the notebook's may be left to run after a probed call, when the evidence has been taken: no
+# timer armed, no signal handler of its own (a process it started can signal later), no gc callback.
+SIGNALS = tuple(sorted(_signal.valid_signals()))
+TIMERS = (_signal.ITIMER_REAL, _signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)
 PROCESS_EVENTS = frozenset(
     {"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen"}
 )
@@ -498,7 +504,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         __slots__ = (
             "fd", "key", "sent", "armed", "busy", "counting", "channel", "witness", "senders", "own", "watch",
             "probing", "probe_frame", "request", "saved", "lines", "calls", "returns", "lines_off", "tally", "ops",
-            "below",
+            "below", "signals", "callbacks",
         )  # fmt: skip
 
         def __init__(self) -> None:
@@ -524,6 +530,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             self.tally = None  # the dispatch mode counting a call's operations, while a probe counts its work
             self.ops = 0  # operations that reached the dispatcher while it was on
             self.below = None  # the saved-tensor hooks on top when the witness was pushed over them
+            self.signals = ()  # every signal's handler when the guard was armed, before any student code
+            self.callbacks = ()  # gc's callbacks then
 
     S = State()
 
@@ -781,10 +789,22 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _map=map,
         _islice=itertools.islice,
         _is_module=_is_module_value,
+        _getsignal=_signal.getsignal,
+        _signals=SIGNALS,
+        _getitimer=_signal.getitimer,
+        _timers=TIMERS,
+        _callbacks=gc.callbacks,
+        _zip=zip,
     ) -> list:
         problems = []
         if _gettrace() is not _S.counting or _getprofile() is not None:
             problems.append("a trace or profile function is installed")
+        if not _all(_getitimer(timer) == (0.0, 0.0) for timer in _timers):
+            problems.append("the notebook's code set a timer")
+        if not _all(_getsignal(number) is handler for number, handler in _zip(_signals, _S.signals)):
+            problems.append("the notebook's code changed a signal's handler")
+        if _len(_callbacks) != _len(_S.callbacks) or not _all(a is b for a, b in _zip(_callbacks, _S.callbacks)):
+            problems.append("the notebook's code changed gc's callbacks")
         if _threads() != 0:
             problems.append("the notebook's code started a thread")
         if _dispatch_len() != 0:
@@ -1082,11 +1102,23 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             }
         _finish(outcome)
 
-    def arm(fd: int, key: bytes, _S=S, _fstat=os.fstat, _bytes=bytes) -> None:
+    def arm(
+        fd: int,
+        key: bytes,
+        _S=S,
+        _fstat=os.fstat,
+        _bytes=bytes,
+        _tuple=tuple,
+        _map=map,
+        _getsignal=_signal.getsignal,
+        _signals=SIGNALS,
+        _callbacks=gc.callbacks,
+    ) -> None:
         if _S.armed:
             raise RuntimeError("the guard is armed already")
         stat = _fstat(fd)
         _S.fd, _S.key, _S.sent, _S.channel = fd, _bytes(key), 0, (stat.st_dev, stat.st_ino)
+        _S.signals, _S.callbacks = _tuple(_map(_getsignal, _signals)), _tuple(_callbacks)
         _S.armed = True
 
     S.senders = frozenset({emit.__code__, sealer.__code__, refused.__code__, finish.__code__})

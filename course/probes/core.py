@@ -57,13 +57,14 @@ def call_watching_inputs(step: Any, func: Any, *args: Any, **kwargs: Any) -> Non
 
     Arguments are named by position ("arg 0") or keyword. A change is any difference in values,
     dtype, shape, requires_grad, .grad, or container contents, right after the call or once its result
-    has been dropped and young garbage collected.
+    has been dropped and garbage collected (every generation: the zygote froze what it loaded, so a full
+    collection walks only what the notebook made).
     """
     step(Step.SEAL, received, args, kwargs)
     result = func(*args, **kwargs)
     step(Step.SEAL, after_call, result, args, kwargs)
     del result  # a change made when the result is dropped (a finalizer on it) is a change too
-    collect_garbage(1)
+    collect_garbage()  # every generation: an object of the notebook's aged before the call is found too
     step(Step.SEAL, received, args, kwargs)
 
 

@@ -8,9 +8,12 @@ there, do what an honest answer does: taking a frame is not something a tensor f
 guard's allow-list refuses it while a probe calls the notebook's code, whichever library function the
 notebook asks. Others tell the probe's process from the notebook's by a global or a builtin another
 cell sets (the probe's process once held only what the item's code names), or put off the change to
-their input until the result is dropped. One records no graph only while the grader's saved-tensor
-hook is on top of autograd's hook stack: the guard shows that stack as it would be without the hook.
-See `forgery.py` for how cases are graded.
+their input: until the result is dropped, until a timer goes off, until a later garbage collection
+(a gc callback, or an object aged into gc's oldest generation), or until a process the answer started
+signals it. The inputs are read again after a full collection, and nothing of the notebook's may be
+left to run once a probed call returns (no armed timer, no signal handler or gc callback of its own).
+One records no graph only while the grader's saved-tensor hook is on top of autograd's hook stack: the
+guard shows that stack as it would be without the hook. See `forgery.py` for how cases are graded.
 """
 
 from __future__ import annotations
@@ -165,6 +168,85 @@ FORGERIES: list[Forgery] = [
         "        with torch.no_grad():\n"
         "            return model(x)\n"
         "    return model(x).detach()\n",
+        detected=False,
+    ),
+    Forgery(
+        "center_rows_changes_its_input_on_a_timer",
+        "05_shapes",
+        "center_rows",
+        "change the input after the evidence is taken",
+        "function body",
+        "import signal\n\n\ndef center_rows(x):\n"
+        "    out = x - x.mean(dim=1, keepdim=True)\n"
+        "    signal.signal(signal.SIGALRM, lambda *_: x.sub_(x.mean(dim=1, keepdim=True)))\n"
+        "    signal.setitimer(signal.ITIMER_REAL, 0.2)\n"
+        "    return out\n",
+        detected=True,
+    ),
+    Forgery(
+        # gc's callbacks run at every collection: this one skips the probe's collection and changes the
+        # input at the next
+        "center_rows_changes_its_input_at_a_later_collection",
+        "05_shapes",
+        "center_rows",
+        "change the input after the evidence is taken",
+        "answer cell",
+        "import gc\n\n_later = []\n\n\n"
+        "def _at_collection(phase, info, _pending=_later, _seen=[0]):\n"
+        "    if phase == 'stop' and _pending:\n"
+        "        _seen[0] += 1\n"
+        "        if _seen[0] > 1:\n"
+        "            for x in _pending:\n"
+        "                x.sub_(x.mean(dim=1, keepdim=True))\n"
+        "            _pending.clear()\n\n\n"
+        "_hooked = gc.callbacks.append(_at_collection)\n\n\n"
+        "def center_rows(x, _p=_later, _h=_hooked):\n"
+        "    _p.append(x)\n"
+        "    return x - x.mean(dim=1, keepdim=True)\n",
+        detected=True,
+    ),
+    Forgery(
+        # a helper module installs a handler and starts a process that signals the notebook later
+        "center_rows_changes_its_input_when_a_helper_process_signals",
+        "05_shapes",
+        "center_rows",
+        "change the input after the evidence is taken",
+        "import side effect",
+        "from later import pending\n\n\n"
+        "def center_rows(x):\n"
+        "    pending.append(x)\n"
+        "    return x - x.mean(dim=1, keepdim=True)\n",
+        detected=True,
+        files={
+            "later.py": "import os\nimport signal\nimport subprocess\n\npending = []\n\n\n"
+            "def _change(*_):\n"
+            "    for x in pending:\n"
+            "        x.sub_(x.mean(dim=1, keepdim=True))\n\n\n"
+            "signal.signal(signal.SIGUSR1, _change)\n"
+            "subprocess.Popen(['sh', '-c', f'sleep 0.5; kill -USR1 {os.getpid()}'])\n"
+        },
+    ),
+    Forgery(
+        # each call hands its input to an object aged into gc's oldest generation and drops it: its
+        # finalizer runs at the next full collection, which a young collection after the call is not
+        "center_rows_changes_its_input_at_a_full_collection",
+        "05_shapes",
+        "center_rows",
+        "change the input after the evidence is taken",
+        "answer cell",
+        "import gc\n\n\nclass _Later:\n"
+        "    def __init__(self):\n"
+        "        self.me = self\n"
+        "        self.pending = []\n\n"
+        "    def __del__(self):\n"
+        "        for x in self.pending:\n"
+        "            x.sub_(x.mean(dim=1, keepdim=True))\n\n\n"
+        "_pool = [_Later() for _ in range(200)]\n"
+        "_aged = gc.collect()\n\n\n"
+        "def center_rows(x, _pool=_pool, _aged=_aged):\n"
+        "    if _pool:\n"
+        "        _pool.pop().pending.append(x)\n"
+        "    return x - x.mean(dim=1, keepdim=True)\n",
         detected=False,
     ),
 ]

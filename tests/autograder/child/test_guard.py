@@ -267,3 +267,28 @@ def test_a_new_name_in_the_course_or_grader_packages_is_reported(patch, seen):
         assert not verdict.passed and any(seen in t for t in verdict.tampering), (patch, verdict.tampering)
     finally:
         c.close()
+
+
+@pytest.mark.parametrize(
+    "later, seen",
+    [
+        ("import signal\nsignal.setitimer(signal.ITIMER_REAL, 60)", "the notebook's code set a timer"),
+        ("import signal\nsignal.setitimer(signal.ITIMER_VIRTUAL, 60)", "the notebook's code set a timer"),
+        ("import signal\nsignal.signal(signal.SIGUSR1, lambda *a: None)", "changed a signal's handler"),
+        ("import gc\ngc.callbacks.append(lambda phase, info: None)", "changed gc's callbacks"),
+    ],
+    ids=["real timer", "virtual timer", "signal handler", "gc callback"],
+)
+def test_nothing_of_the_notebook_is_left_to_run_after_the_evidence(later, seen):
+    """A timer, a signal handler or a gc callback could change an input once the evidence has been taken."""
+    from autograder.judge.verdict import run_test
+
+    c = Child()
+    try:
+        assert c.run(HONEST_LIBRARY_USE)[0]["status"] == "ok"
+        assert run_test(COUNT_TOTAL, c.conn).passed
+        assert c.run(later)[0]["status"] == "ok", later
+        verdict = run_test(COUNT_TOTAL, c.conn)
+        assert not verdict.passed and any(seen in t for t in verdict.tampering), (later, verdict.tampering)
+    finally:
+        c.close()
