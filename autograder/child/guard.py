@@ -504,7 +504,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         __slots__ = (
             "fd", "key", "sent", "armed", "busy", "counting", "channel", "witness", "senders", "own", "watch",
             "probing", "probe_frame", "request", "saved", "lines", "calls", "returns", "lines_off", "tally", "ops",
-            "below", "signals", "callbacks",
+            "below", "later",
         )  # fmt: skip
 
         def __init__(self) -> None:
@@ -530,8 +530,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             self.tally = None  # the dispatch mode counting a call's operations, while a probe counts its work
             self.ops = 0  # operations that reached the dispatcher while it was on
             self.below = None  # the saved-tensor hooks on top when the witness was pushed over them
-            self.signals = ()  # every signal's handler when the guard was armed, before any student code
-            self.callbacks = ()  # gc's callbacks then
+            self.later = ()  # `later()` when the guard was armed, before any student code
 
     S = State()
 
@@ -769,6 +768,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         finally:
             _S.busy -= 1
 
+    def later(_getsignal=_signal.getsignal, _signals=SIGNALS, _callbacks=gc.callbacks, _tuple=tuple, _map=map) -> tuple:
+        """Every signal's handler, then gc's callbacks: what of the notebook's could run once evidence is taken."""
+        return _tuple(_map(_getsignal, _signals)) + _tuple(_callbacks)
+
     def verify(
         _S=S,
         _entries=entries,
@@ -789,11 +792,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _map=map,
         _islice=itertools.islice,
         _is_module=_is_module_value,
-        _getsignal=_signal.getsignal,
-        _signals=SIGNALS,
         _getitimer=_signal.getitimer,
         _timers=TIMERS,
-        _callbacks=gc.callbacks,
+        _later=later,
+        _handlers=len(SIGNALS),
         _zip=zip,
     ) -> list:
         problems = []
@@ -801,9 +803,10 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             problems.append("a trace or profile function is installed")
         if not _all(_getitimer(timer) == (0.0, 0.0) for timer in _timers):
             problems.append("the notebook's code set a timer")
-        if not _all(_getsignal(number) is handler for number, handler in _zip(_signals, _S.signals)):
+        now, armed = _later(), _S.later
+        if not _all(a is b for a, b in _zip(now[:_handlers], armed[:_handlers])):
             problems.append("the notebook's code changed a signal's handler")
-        if _len(_callbacks) != _len(_S.callbacks) or not _all(a is b for a, b in _zip(_callbacks, _S.callbacks)):
+        if _len(now) != _len(armed) or not _all(a is b for a, b in _zip(now[_handlers:], armed[_handlers:])):
             problems.append("the notebook's code changed gc's callbacks")
         if _threads() != 0:
             problems.append("the notebook's code started a thread")
@@ -1102,23 +1105,12 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             }
         _finish(outcome)
 
-    def arm(
-        fd: int,
-        key: bytes,
-        _S=S,
-        _fstat=os.fstat,
-        _bytes=bytes,
-        _tuple=tuple,
-        _map=map,
-        _getsignal=_signal.getsignal,
-        _signals=SIGNALS,
-        _callbacks=gc.callbacks,
-    ) -> None:
+    def arm(fd: int, key: bytes, _S=S, _fstat=os.fstat, _bytes=bytes, _later=later) -> None:
         if _S.armed:
             raise RuntimeError("the guard is armed already")
         stat = _fstat(fd)
         _S.fd, _S.key, _S.sent, _S.channel = fd, _bytes(key), 0, (stat.st_dev, stat.st_ino)
-        _S.signals, _S.callbacks = _tuple(_map(_getsignal, _signals)), _tuple(_callbacks)
+        _S.later = _later()
         _S.armed = True
 
     S.senders = frozenset({emit.__code__, sealer.__code__, refused.__code__, finish.__code__})
@@ -1126,6 +1118,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         frame,
         emit,
         hook,
+        later,
         refusal,
         verify,
         sealed,

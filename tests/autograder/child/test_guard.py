@@ -254,17 +254,20 @@ def test_the_saved_tensor_witness_does_not_show_on_the_hook_stack(child):
 )
 def test_a_new_name_in_the_course_or_grader_packages_is_reported(patch, seen):
     """A package may gain its submodules as they are imported; any other new name could shadow a builtin."""
+    _assert_flagged_after("import course.probes, course.checks, autograder.child\n", patch, seen)
+
+
+def _assert_flagged_after(imports: str, change: str, seen: str) -> None:
+    """In a fresh child, a probe passes after honest library use, and is refused, saying `seen`, after `change`."""
     from autograder.judge.verdict import run_test
 
     c = Child()
     try:
-        assert (
-            c.run("import course.probes, course.checks, autograder.child\n" + HONEST_LIBRARY_USE)[0]["status"] == "ok"
-        )
+        assert c.run(imports + HONEST_LIBRARY_USE)[0]["status"] == "ok"
         assert run_test(COUNT_TOTAL, c.conn).passed
-        assert c.run(patch)[0]["status"] == "ok", patch
+        assert c.run(change)[0]["status"] == "ok", change
         verdict = run_test(COUNT_TOTAL, c.conn)
-        assert not verdict.passed and any(seen in t for t in verdict.tampering), (patch, verdict.tampering)
+        assert not verdict.passed and any(seen in t for t in verdict.tampering), (change, verdict.tampering)
     finally:
         c.close()
 
@@ -281,14 +284,4 @@ def test_a_new_name_in_the_course_or_grader_packages_is_reported(patch, seen):
 )
 def test_nothing_of_the_notebook_is_left_to_run_after_the_evidence(later, seen):
     """A timer, a signal handler or a gc callback could change an input once the evidence has been taken."""
-    from autograder.judge.verdict import run_test
-
-    c = Child()
-    try:
-        assert c.run(HONEST_LIBRARY_USE)[0]["status"] == "ok"
-        assert run_test(COUNT_TOTAL, c.conn).passed
-        assert c.run(later)[0]["status"] == "ok", later
-        verdict = run_test(COUNT_TOTAL, c.conn)
-        assert not verdict.passed and any(seen in t for t in verdict.tampering), (later, verdict.tampering)
-    finally:
-        c.close()
+    _assert_flagged_after("", later, seen)
