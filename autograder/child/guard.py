@@ -313,6 +313,11 @@ def _is_code(value: Any) -> bool:
     return callable(value) or issubclass(type(value), CODE_TYPES)
 
 
+def _identical(a: tuple, b: tuple, _len=len, _all=all, _map=map, _is=operator.is_) -> bool:
+    """The same objects in the same order, compared by identity: no `__eq__` of the notebook's runs."""
+    return _len(a) == _len(b) and _all(_map(_is, a, b))
+
+
 def _is_module_value(value: Any, _type=type, _sub=issubclass, _module=types.ModuleType) -> bool:
     """By the value's type alone (isinstance would ask the value's own `__class__`, which can be code)."""
     return _sub(_type(value), _module)
@@ -530,7 +535,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             self.tally = None  # the dispatch mode counting a call's operations, while a probe counts its work
             self.ops = 0  # operations that reached the dispatcher while it was on
             self.below = None  # the saved-tensor hooks on top when the witness was pushed over them
-            self.later = ()  # `later()` when the guard was armed, before any student code
+            self.later = ((), ())  # `later()` when the guard was armed, before any student code
 
     S = State()
 
@@ -769,8 +774,8 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
             _S.busy -= 1
 
     def later(_getsignal=_signal.getsignal, _signals=SIGNALS, _callbacks=gc.callbacks, _tuple=tuple, _map=map) -> tuple:
-        """Every signal's handler, then gc's callbacks: what of the notebook's could run once evidence is taken."""
-        return _tuple(_map(_getsignal, _signals)) + _tuple(_callbacks)
+        """(every signal's handler, gc's callbacks): what of the notebook's could run once evidence is taken."""
+        return _tuple(_map(_getsignal, _signals)), _tuple(_callbacks)
 
     def verify(
         _S=S,
@@ -795,18 +800,17 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _getitimer=_signal.getitimer,
         _timers=TIMERS,
         _later=later,
-        _handlers=len(SIGNALS),
-        _zip=zip,
+        _identical=_identical,
     ) -> list:
         problems = []
         if _gettrace() is not _S.counting or _getprofile() is not None:
             problems.append("a trace or profile function is installed")
         if not _all(_getitimer(timer) == (0.0, 0.0) for timer in _timers):
             problems.append("the notebook's code set a timer")
-        now, armed = _later(), _S.later
-        if not _all(a is b for a, b in _zip(now[:_handlers], armed[:_handlers])):
+        (handlers, callbacks), (armed_handlers, armed_callbacks) = _later(), _S.later
+        if not _identical(handlers, armed_handlers):
             problems.append("the notebook's code changed a signal's handler")
-        if _len(now) != _len(armed) or not _all(a is b for a, b in _zip(now[_handlers:], armed[_handlers:])):
+        if not _identical(callbacks, armed_callbacks):
             problems.append("the notebook's code changed gc's callbacks")
         if _threads() != 0:
             problems.append("the notebook's code started a thread")

@@ -196,13 +196,9 @@ def predict_probe(
         model = _predict_model(seed, in_features, out_features, hidden, x, preset_grads)
         params = list(model.parameters())
         step(Step.SEAL, model_state, params, (x,))
-        mode = torch.is_grad_enabled()
         step(Step.WITNESS)
-        try:
-            output = predict(model, x)
-            step(Step.SEAL, model_output, output, params, (x,))
-        finally:
-            torch.set_grad_enabled(mode)
+        output = predict(model, x)
+        step(Step.SEAL, model_output, output, params, (x,))
 
 
 def _predict_model(
