@@ -183,6 +183,24 @@ WRITTEN = [
         "torch.inference_mode instead of no_grad",
         edits={"evaluate": (("with torch.no_grad():", "with torch.inference_mode():"),)},
     ),
+    Idiom(
+        "idiom-gc-collect",
+        "05_shapes",
+        "gc.collect() to free memory, in the answer cell and in the function",
+        {
+            "center_rows": '''import gc
+
+gc.collect()
+
+
+def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    out = x - x.mean(dim=1, keepdim=True)
+    gc.collect()
+    return out
+'''
+        },
+    ),
     Idiom("idiom-helpers", "07_training", "a helper class and a helper function", {"train_one_epoch": ONE_EPOCH}),
     Idiom(
         "idiom-recursion",
