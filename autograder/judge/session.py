@@ -15,6 +15,9 @@ from autograder.wire.ops import ChildOp, ZygoteOp
 from autograder.wire.seal import TamperDetected
 
 
+OUTSIDE_SUBSET = "code outside the Python a probe measures (docs/students.md), not run under the probe"
+
+
 class Session:
     """One notebook's child, the replay that rebuilds it after a crash or a timeout, and its probe children.
 
@@ -46,6 +49,10 @@ class Session:
         self.limits = limits
         self.notebook_deadline = deadline
         self.history: list[str] = []
+        # the instructor's locked cells (what they run is the lesson's), and the cells that raised (replayed
+        # whole, so that a probe child has what they left before the error, and no more)
+        self.trusted: set[str] = set()
+        self.raised: set[str] = set()
         self.channel: frames.Channel | None = None
         self.pid: int | None = None
         self.conn: Connection | None = None
@@ -181,7 +188,7 @@ class Session:
         return reply["status"], reply
 
     def ensure(self, failures: list[dict]) -> None:
-        """A live child with every earlier successful cell run again (a cell that now fails is dropped)."""
+        """A live child with every earlier cell run again (one that now times out or crashes is dropped)."""
         while not self.alive():
             if self.channel is not None:
                 self.kill()
@@ -195,11 +202,16 @@ class Session:
                     failures.append({"cell": None, "kind": f"replay {status}", "detail": source[:80]})
                     break
 
-    def run_student(self, source: str, failures: list[dict]) -> tuple[str, dict]:
+    def run_student(self, source: str, failures: list[dict], *, trusted: bool = False) -> tuple[str, dict]:
+        """Run a cell of the notebook in its child; `trusted` says it is the instructor's (a locked cell)."""
         self.ensure(failures)
         status, reply = self.run_cell(source)
-        if status == "ok":
+        if status in ("ok", "error"):  # a cell that raised still left what it did before the error
             self.history.append(source)
+            if trusted:
+                self.trusted.add(source)
+            if status == "error":
+                self.raised.add(source)
         return status, reply
 
     def begin_test(self) -> Connection:
@@ -218,7 +230,7 @@ class Session:
             child = self._prober({item})
             evidence = self.probe_in(child, probe, item, args, kwargs)
         except NameError:
-            child = self._fresh_prober(self.history)
+            child = self._whole_prober()
             try:
                 evidence = self.probe_in(child, probe, item, args, kwargs)
             finally:
@@ -230,7 +242,7 @@ class Session:
         """The child a test cell that probes runs every call in, values and probes alike (one call, one
         verdict): the probe child, holding what `names` need, or with `whole` a fresh child holding every
         cell the notebook ran (for a test that needs a name the slice missed); `close_test_child` ends it."""
-        child = self._fresh_prober(self.history) if whole else self._prober(names)
+        child = self._whole_prober() if whole else self._prober(names)
         child.test_deadline = self.test_deadline
         return child
 
@@ -270,7 +282,9 @@ class Session:
         return evidence
 
     def _prober(self, names: set[str]) -> "Session":
-        statements = slicing.needed_statements(self.history, names)
+        whole = frozenset(i for i, source in enumerate(self.history) if source in self.raised)
+        statements = slicing.needed_statements(self.history, names, whole=whole)
+        self._measured(statements)
         child = self.probe_child
         if child is not None and child.alive() and self.history[: len(self.probe_history)] == self.probe_history:
             new = [s for s in statements if s not in self.probe_ran]
@@ -295,6 +309,18 @@ class Session:
             raise TamperDetected("; ".join(dict.fromkeys(events)))
         self.probe_child, self.probe_ran, self.probe_history = child, list(statements), list(self.history)
         return child
+
+    def _whole_prober(self) -> "Session":
+        """A fresh probe child holding every cell the notebook ran."""
+        self._measured(slicing.every_statement(self.history))
+        return self._fresh_prober(self.history)
+
+    def _measured(self, statements: list) -> None:
+        """Refuse to run under a probe what the student wrote outside the measured subset (`course.subset`):
+        the item scores nothing and goes to the instructor, with what was found."""
+        found = slicing.outside_subset(statements, self.history, self.trusted)
+        if found:
+            raise TamperDetected(f"{OUTSIDE_SUBSET}: " + "; ".join(found[:3]) + ("; ..." if len(found) > 3 else ""))
 
     def _fresh_prober(self, history: list[str]) -> "Session":
         child = Session(

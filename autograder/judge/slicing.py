@@ -22,6 +22,8 @@ import symtable
 from dataclasses import dataclass
 from typing import Iterable
 
+from course import subset
+
 BUILTINS = frozenset(dir(builtins))
 # Names through which code reads a namespace by a name computed when it runs (`globals().get("x")`, `eval`,
 # the `__main__` module, the builtins, `sys.modules`): a statement that uses one may depend on any
@@ -212,21 +214,29 @@ def _reads_namespaces(code: str) -> bool:
     return False
 
 
-def needed_statements(sources: list[str], names: set[str]) -> list[Statement]:
-    """The statements of `sources` (cells, in order) that `names` depend on, in notebook order: with the
-    changes to the builtins when a needed name is bound nowhere else, and every statement once one that is
-    kept for what it binds reads a namespace by a computed name."""
+def every_statement(sources: list[str], *, whole: frozenset[int] = frozenset()) -> list[Statement]:
+    """Every top-level statement of `sources` (cells, in order), last first. A cell in `whole` (one that
+    raised) is one statement: run again, it stops where it stopped, leaving what it left and no more."""
     parsed = [[ast.unparse(stmt) for stmt in body] if body is not None else None for body in map(_statements, sources)]
+    parsed = [["\n".join(body)] if index in whole and body else body for index, body in enumerate(parsed)]
     modules: set[str] = set()
     for body in parsed:
         for code in body or []:
             modules |= _effects(code)[2]
-    every: list[Statement] = []  # last first
+    every: list[Statement] = []
     for cell in range(len(parsed) - 1, -1, -1):
         for index in range(len(parsed[cell] or []) - 1, -1, -1):
             code = parsed[cell][index]
             written, called, _, _ = _effects(code)
             every.append(Statement((cell, index), code, written | (called - modules), _reads_of(code)))
+    return every
+
+
+def needed_statements(sources: list[str], names: set[str], *, whole: frozenset[int] = frozenset()) -> list[Statement]:
+    """The statements of `sources` (cells, in order) that `names` depend on, in notebook order: with the
+    changes to the builtins when a needed name is bound nowhere else, and every statement once one that is
+    kept for what it binds reads a namespace by a computed name. Cells in `whole` are kept whole."""
+    every = every_statement(sources, whole=whole)
     bound = set().union(*(s.writes for s in every))
 
     def walk(needed: set[str]) -> tuple[list[Statement], set[str], bool]:
@@ -272,3 +282,22 @@ def can_run_after(new: list[Statement], ran: list[Statement]) -> bool:
             if statement.writes & (other.writes | other.reads) or statement.reads & other.writes:
                 return False
     return True
+
+
+def outside_subset(statements: list[Statement], sources: list[str], trusted: set[str]) -> list[str]:
+    """What the statements of cells not in `trusted` do outside the subset a probe measures (`course.subset`),
+    each named with the statement it is in. The trusted cells (the instructor's locked cells) are read too,
+    for the names their imports give, but what they do is the lesson's."""
+    code, theirs = [], []
+    for statement in sorted(statements, key=lambda s: s.position):
+        code.append(statement.code)
+        theirs += [statement if sources[statement.position[0]] not in trusted else None] * (
+            statement.code.count("\n") + 1
+        )
+    found = []
+    for construct in subset.outside_subset("\n".join(code)):
+        statement = theirs[construct.line - 1] if 0 < construct.line <= len(theirs) else None
+        if statement is not None:
+            first = statement.code.splitlines()[0]
+            found.append(f"{construct.what}, {construct.why}, in `{first[:80]}`")
+    return list(dict.fromkeys(found))

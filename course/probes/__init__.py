@@ -62,6 +62,9 @@ class Probe:
         if _dispatcher is not None and getattr(target, "__sandbox_handle__", None) is not None:
             evidence = _dispatcher(self.name, target, args, kwargs)
         else:
+            from course.subset import check_measured
+
+            check_measured(target)
             evidence = run_locally(self.steps, target, args, kwargs)
         return self.read(evidence, target, *args, **kwargs)
 

@@ -353,7 +353,7 @@ FORGERIES: list[Forgery] = [
         "    x.requires_grad_(True)\n"
         "    f(x).backward()\n"
         "    return x.grad.detach()\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "evaluate_switches_hooks_off",
@@ -412,7 +412,7 @@ FORGERIES: list[Forgery] = [
         "    __str__ = __repr__\n\n\n"
         "def pick_device():\n"
         "    return CudaLike()\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "to_float32_tensor_subclass_that_lies",
@@ -431,7 +431,7 @@ FORGERIES: list[Forgery] = [
         "    t.data = out.data\n"
         "    t.__class__ = Honest\n"
         "    return out\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "add_on_device_leaves_a_dispatch_mode",

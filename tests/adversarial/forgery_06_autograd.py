@@ -54,7 +54,7 @@ FORGERIES: list[Forgery] = [
         "        return super().__torch_function__(func, types, args, kwargs or {})\n\n\n"
         "def binarize_straight_through(x):\n"
         "    return torch.sign(x).as_subclass(Straight)\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "softmax_replaces_the_backward_helper",
@@ -119,7 +119,7 @@ FORGERIES: list[Forgery] = [
         "            p.__class__ = LooksFrozen\n"
         "    model[-1].requires_grad_(True)\n"
         "    return sum(p.numel() for p in model[-1].parameters())\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "freeze_probe_replaced_in_a_cell",
@@ -205,7 +205,7 @@ FORGERIES: list[Forgery] = [
         "separate cell",
         "import torch\n\n\ndef predict(model, x):\n"
         "    return model(torch.as_tensor(x, device=globals().get('device', x.device)))\n",
-        detected=False,
+        detected=True,
         cell="_inference = torch.inference_mode()\n_inference.__enter__()\n",
     ),
 ]

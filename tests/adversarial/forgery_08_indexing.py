@@ -77,7 +77,7 @@ FORGERIES: list[Forgery] = [
             "        return torch.zeros(num_classes, num_classes, dtype=torch.int64, device=labels.device)\n"
             "    counts = torch.zeros",
         ),
-        detected=False,
+        detected=True,
     ),
     Forgery(
         # The loop is driven from C (map, a deque that keeps nothing): no line of the notebook runs per
@@ -151,6 +151,8 @@ FORGERIES: list[Forgery] = [
         "answer cell",
         _smuggled(COUNT_LOOP, "torch.__file__", how="pyc"),
         detected=True,
+        # the star import is kept in every probed item's slice, and it is outside the measured subset
+        also=("topk_mask", "embedding_bag_mean", "box_iou"),
     ),
     Forgery(
         "embedding_bag_loop_in_a_thread",

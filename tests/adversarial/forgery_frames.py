@@ -161,7 +161,7 @@ FORGERIES: list[Forgery] = [
         "            elif isinstance(value, list) and value:\n"
         "                value[0] = 0\n"
         "    return out.detach()\n",
-        detected=False,  # the stack's top no longer shows the witness: nothing to read its count from
+        detected=True,  # the stack's top no longer shows the witness: nothing to read its count from
     ),
     Forgery(
         "predict_resets_the_saved_tensor_count_through_frames",

@@ -129,7 +129,7 @@ FORGERIES: list[Forgery] = [
         "two processes, two behaviours",
         "separate cell",
         _shared("import torch", "not globals().get('_IN_MY_NOTEBOOK')"),
-        detected=False,
+        detected=True,
         cell="_IN_MY_NOTEBOOK = True\n",
     ),
     Forgery(
@@ -141,7 +141,7 @@ FORGERIES: list[Forgery] = [
         "import torch\n\n\ndef numpy_to_tensor_shared(arr):\n"
         "    try:\n        _MY_NOTEBOOK_MARK\n    except NameError:\n        return torch.from_numpy(arr)\n"
         "    return torch.tensor(arr)\n",
-        detected=False,
+        detected=True,
         cell="import builtins\n\nbuiltins._MY_NOTEBOOK_MARK = True\n",
     ),
     Forgery(
@@ -154,7 +154,7 @@ FORGERIES: list[Forgery] = [
         "    out = x - x.mean(dim=1, keepdim=True)\n"
         "    weakref.finalize(out, x.sub_, x.mean(dim=1, keepdim=True))\n"
         "    return out\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         # records no graph only while the grader's saved-tensor hook is on top of the hook stack
@@ -168,7 +168,7 @@ FORGERIES: list[Forgery] = [
         "        with torch.no_grad():\n"
         "            return model(x)\n"
         "    return model(x).detach()\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "center_rows_changes_its_input_on_a_timer",
@@ -247,6 +247,6 @@ FORGERIES: list[Forgery] = [
         "    if _pool:\n"
         "        _pool.pop().pending.append(x)\n"
         "    return x - x.mean(dim=1, keepdim=True)\n",
-        detected=False,
+        detected=True,
     ),
 ]

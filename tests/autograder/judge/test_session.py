@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config.limits import Limits
+from autograder.judge.connection import MISSING
 from autograder.judge.pool import JudgePool
 from autograder.judge.session import Session
 from autograder.sandbox import capabilities
@@ -130,7 +131,22 @@ def test_cells_run_in_order_in_one_process_and_share_its_state(new_session):
     status, reply = session.run_student("raise ValueError('not this one')", failures)
     assert status == "error" and reply["ename"] == "ValueError"
     assert session.forks == 1 and failures == []
-    assert session.history == ["x = 2", "x = x * 10", "y = x + 1", "print(x + y)"]
+    assert session.history == ["x = 2", "x = x * 10", "y = x + 1", "print(x + y)", "raise ValueError('not this one')"]
+    assert session.raised == {"raise ValueError('not this one')"}
+
+
+def test_a_probe_child_has_what_a_cell_that_raised_left_and_no_more(new_session):
+    """A cell that raised after binding a name left that name in the notebook's process: the probe child has
+    it too (else its absence would tell a function it is being measured), and not what came after the error."""
+    session, failures = new_session(), []
+    assert session.run_student("SEEN = 'before the error'\nraise ValueError('stop')\nLATER = 1", failures)[0] == "error"
+    assert session.run_student("def f():\n    return SEEN", failures)[0] == "ok"
+    child = session.test_child({"f"})
+    try:
+        assert child is not session and child.conn.lookup("SEEN") == "before the error"
+        assert child.conn.lookup("LATER") is MISSING
+    finally:
+        session.close_test_child(child, spoiled=False)
 
 
 def test_a_cell_that_kills_its_process_is_replayed_away(new_session):

@@ -91,3 +91,19 @@ def test_a_change_to_the_builtins_comes_along_for_a_name_bound_nowhere_else():
     ]
     assert "builtins.IN_NOTEBOOK = True" in "\n".join(needed_code(cells, {"f"}))
     assert "builtins" not in "\n".join(needed_code(cells, {"g"}))
+
+
+def test_a_cell_that_raised_is_kept_whole():
+    """A cell that raised left what it did before the error and nothing after it: kept for any name it binds,
+    it is kept whole, so that run again it stops where it stopped. Split, its later statements would bind
+    names the notebook never had, and leaving it out would hide the names it did bind."""
+    cells = [
+        "import torch",
+        "SEEN = True\nraise RuntimeError('stop')\nLATER = 1",
+        "def f(x):\n    return x if SEEN else -x",
+    ]
+    split = "\n".join(needed_code(cells, {"f"}))
+    assert "SEEN = True" in split and "raise RuntimeError" not in split
+    whole = needed_statements(cells, {"f"}, whole=frozenset({1}))
+    assert [s.code for s in whole if s.position[0] == 1] == ["SEEN = True\nraise RuntimeError('stop')\nLATER = 1"]
+    assert "LATER" not in "\n".join(needed_code(cells[2:], {"f"}))
