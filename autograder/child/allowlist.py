@@ -6,7 +6,8 @@ scores the item 0 and flags it for review. The list was taken from what the cour
 right answer of `tests/corpus` and the honest idioms of `tests/adversarial/honest.py` raise while their
 items are probed (docs/security.md lists them and says why each is safe):
 
-- anywhere: `id()`, `time.sleep`, reading an attribute that hands out nothing new (a code object, say);
+- anywhere: `id()`, `time.sleep`, setting the process's own environment (`os.environ[...] = ...`, as
+  lesson 10 advises for cuBLAS; the probe child is thrown away after), reading an attribute that hands out nothing new (a code object, say);
   setting attributes on the notebook's own classes;
 - inside library code only, that is, not raised by the notebook's code nor by the library function it
   called itself: imports (torch loads some modules on first use), reading files (the imports' source
@@ -36,7 +37,7 @@ import types
 from typing import Any, Callable
 
 PROTECTED_PACKAGES = frozenset({"torch", "numpy", "course", "autograder", "builtins"})
-ALLOWED_ANYWHERE = frozenset({"builtins.id", "time.sleep"})
+ALLOWED_ANYWHERE = frozenset({"builtins.id", "time.sleep", "os.putenv", "os.unsetenv"})
 ALLOWED_INSIDE_LIBRARY = frozenset(
     {
         "import",

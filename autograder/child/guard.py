@@ -81,6 +81,8 @@ LIBRARY_MODULES = ("builtins",)
 # others (counters, flags): their tables may grow and their state change; their behaviour must stay.
 GROWING_PACKAGES = ("torch", "numpy")
 CLASS_CACHES = frozenset({"__slotnames__"})  # copyreg caches a class's slot names on it when it is first pickled
+# `warnings` keeps, in the globals of the module whose code raised a warning, which warnings it has shown
+MODULE_CACHES = frozenset({"__warningregistry__"})
 SAFE_OPS = (
     "aten::_to_copy",
     "aten::copy_",
@@ -361,7 +363,9 @@ def _library_change(table: Any, keys: tuple, code_keys: tuple, values: tuple, is
         if table.get(key, table) is not value:
             return f"{key} was replaced"
     added = [
-        key for key in now[len(keys) :] if (key not in CLASS_CACHES if is_class else not _is_module_value(table[key]))
+        key
+        for key in now[len(keys) :]
+        if (key not in CLASS_CACHES if is_class else not _harmless_module_addition(table, key))
     ]
     return f"{added[0] if added else '?'} was added"
 
@@ -397,6 +401,30 @@ def _dict_versions(tables: tuple) -> tuple | None:
     return tuple(readers)
 
 
+def _harmless_module_addition(
+    table: Any,
+    key: Any,
+    submodules: bool = True,
+    _type=type,
+    _str=str,
+    _is_module=_is_module_value,
+    _caches=MODULE_CACHES,
+) -> bool:
+    """A name a module may gain: a submodule as it is imported (a package's), or the warnings registry (a
+    warning raised from its code); the key's type is checked first, so no object of the notebook's is compared."""
+    return (submodules and _is_module(table[key])) or (_type(key) is _str and key in _caches)
+
+
+def _harmless_module_additions(
+    table: Any, start: int, submodules: bool = True, _islice=itertools.islice, _ok=_harmless_module_addition
+) -> bool:
+    """Whether every name a module gained after its first `start` names is harmless."""
+    for key in _islice(table, start, None):
+        if not _ok(table, key, submodules):
+            return False
+    return True
+
+
 def _library_problems(
     tables: tuple,
     _len=len,
@@ -406,6 +434,7 @@ def _library_problems(
     _islice=itertools.islice,
     _is_module=_is_module_value,
     _is_cache=CLASS_CACHES.__contains__,
+    _module_ok=_harmless_module_additions,
     _change=_library_change,
 ) -> list:
     """What changed in the library tables `_library_tables` recorded, name by name (about 11 ms for all
@@ -422,8 +451,10 @@ def _library_problems(
         except (KeyError, RuntimeError):
             same = False
         if same and _len(table) > _len(keys):
-            added = _islice(table if is_class else table.values(), _len(keys), None)
-            same = _all(_map(_is_cache, added)) if is_class else _all(_map(_is_module, added))
+            if is_class:
+                same = _all(_map(_is_cache, _islice(table, _len(keys), None)))
+            else:
+                same = _module_ok(table, _len(keys))
         if not same:
             problems.append(f"{name}.{_change(table, keys, code_keys, values, is_class)}")
             if _len(problems) > 8:
@@ -795,8 +826,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
         _len=len,
         _all=all,
         _map=map,
-        _islice=itertools.islice,
-        _is_module=_is_module_value,
+        _module_ok=_harmless_module_additions,
         _getitimer=_signal.getitimer,
         _timers=TIMERS,
         _later=later,
@@ -832,9 +862,7 @@ def install(*, exempt: dict[str, tuple] | None = None) -> None:
                     break
         for table, size, package in _sizes:
             now = _len(table)
-            if now != size and not (
-                package and now > size and _all(_map(_is_module, _islice(table.values(), size, None)))
-            ):
+            if now != size and not (now > size and _module_ok(table, size, package)):
                 problems.append(f"{_owner(table)} gained or lost names")
         problems += _library_check()
         try:

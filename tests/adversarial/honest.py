@@ -75,6 +75,29 @@ def {name}(*args, **kwargs):
     result = {first}(*args, **kwargs)
     return result
 ''',
+    "timed": """
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class {name}_call:
+    seconds: float
+    shapes: list
+
+
+{name}_calls: list = []
+
+
+def {name}(*args: Any, **kwargs: Any) -> Any:
+    started = time.perf_counter()
+    result = {first}(*args, **kwargs)
+    {name}_calls.append({name}_call(time.perf_counter() - started, [tuple(getattr(a, "shape", ())) for a in args]))
+    print(f"{name} took {{{name}_calls[-1].seconds:.4f}} s")
+    return result
+""",
 }
 
 
@@ -198,6 +221,71 @@ def center_rows(x):
     out = x - x.mean(dim=1, keepdim=True)
     gc.collect()
     return out
+'''
+        },
+    ),
+    Idiom(
+        "idiom-library-warning",
+        "05_shapes",
+        "a call PyTorch warns about from its own code (torch.meshgrid without indexing=), inside the probed function",
+        {
+            "center_rows": '''def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    rows, cols = torch.meshgrid(torch.arange(x.shape[0]), torch.arange(x.shape[1]))
+    return x - x.mean(dim=1, keepdim=True) + 0 * rows
+'''
+        },
+    ),
+    Idiom(
+        "idiom-environment",
+        "05_shapes",
+        "os.environ set inside the function, as lesson 10 advises for cuBLAS",
+        {
+            "center_rows": '''import os
+
+
+def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+    return x - x.mean(dim=1, keepdim=True)
+'''
+        },
+    ),
+    Idiom(
+        "idiom-pinned-loader",
+        "07_training",
+        "a DataLoader with pin_memory=True (PyTorch warns from its own code when no accelerator is there)",
+        edits={"make_loader": (("num_workers=0)", "num_workers=0, pin_memory=True)"),)},
+    ),
+    Idiom(
+        "idiom-type-hints",
+        "01_tensors",
+        "postponed annotations and type hints on the answer",
+        {
+            "tensor_rank": '''from __future__ import annotations
+
+from typing import Union
+
+import torch
+
+
+def tensor_rank(t: torch.Tensor) -> int:
+    """The number of dimensions of `t` as an int (0 for a scalar tensor)."""
+    rank: Union[int, None] = t.dim()
+    return int(rank)
+'''
+        },
+    ),
+    Idiom(
+        "idiom-asserts",
+        "05_shapes",
+        "assert statements that check the input before the work",
+        {
+            "center_rows": '''def center_rows(x):
+    """Each row of the 2D tensor x minus that row's mean; x is left unchanged."""
+    assert x.dim() == 2, f"expected a 2D tensor, got shape {tuple(x.shape)}"
+    assert x.is_floating_point(), "rows of integers have no mean"
+    return x - x.mean(dim=1, keepdim=True)
 '''
         },
     ),
