@@ -239,7 +239,8 @@ class Encoder:
     def _tensor(self, value: Any, depth: int) -> dict | None:
         torch = _torch()
         with torch._C.DisableTorchFunctionSubclass():
-            t = value.as_subclass(torch.Tensor) if type(value) is not torch.Tensor else value
+            # the base class's own method: a subclass's `as_subclass` could answer with a clean copy
+            t = torch._C.TensorBase.as_subclass(value, torch.Tensor) if type(value) is not torch.Tensor else value
             if t.layout != torch.strided or t.is_quantized or t.is_nested or t.dtype not in plain_tensor_dtypes():
                 return None
             node = {

@@ -24,7 +24,18 @@ def _simulated(available: bool) -> dict[tuple[Any, str], Any]:
         answers[(accelerator, "current_accelerator")] = lambda check_available=False: (
             torch.device("cuda") if available else None
         )
-    return {key: value for key, value in answers.items() if hasattr(*key)}
+    return {key: _dressed(value, getattr(*key)) for key, value in answers.items() if hasattr(*key)}
+
+
+def _dressed(stand_in: Any, original: Any) -> Any:
+    """`stand_in` under the original's name, qualified name, module and docstring, so that reading them does
+    not tell a probe's answer from PyTorch's (and no `__wrapped__` either)."""
+    for name in ("__name__", "__qualname__", "__module__", "__doc__"):
+        try:
+            setattr(stand_in, name, getattr(original, name))
+        except (AttributeError, TypeError):
+            pass
+    return stand_in
 
 
 @probe

@@ -302,22 +302,64 @@ class Snapshots:
         value: Any,
         name: str,
         *,
-        _get=object.__getattribute__,
         _type=type,
         _mro=type.__dict__["__mro__"].__get__,
         _vars=type.__dict__["__dict__"].__get__,
+        _dict_get=dict.get,
     ) -> Any:
         """An attribute kept in the object's own `__dict__` (a layer's `training`, say); None if any class defines it.
 
-        A class attribute (a property, say) could run code or answer anything, so it is not read.
+        A class attribute (a property, say) could run code or answer anything, so it is not read; nor is a
+        `__dict__` a class defines itself: the object's dict is taken only through the interpreter's own
+        slot descriptor, whose getter is C code.
         """
         for cls in _mro(_type(value)):
             if name in _vars(cls):
                 return None
+        own = self.own_dict(value)
+        return _dict_get(own, name) if own is not None else None
+
+    def own_dict(
+        self,
+        value: Any,
+        *,
+        _type=type,
+        _mro=type.__dict__["__mro__"].__get__,
+        _vars=type.__dict__["__dict__"].__get__,
+        _slot=type(type.__dict__["__dict__"]),
+        _slot_get=type(type.__dict__["__dict__"]).__get__,
+        _dict=dict,
+    ) -> dict | None:
+        """The object's own `__dict__`, taken only through the interpreter's slot descriptor (C code): a
+        `__dict__` a class defines itself (a property, say) is never run. None when there is no such dict."""
+        slot = None
+        for cls in _mro(_type(value)):
+            space = _vars(cls)
+            if "__dict__" in space:
+                slot = space["__dict__"]
+                break
+        if slot is None or _type(slot) is not _slot:
+            return None
         try:
-            return _get(value, "__dict__").get(name)
+            own = _slot_get(slot, value, _type(value))
         except (AttributeError, TypeError):
             return None
+        return own if _type(own) is _dict else None
+
+    def settings(
+        self, value: Any, *, _type=type, _plain=(int, float, bool, str, type(None)), _items=dict.items, _list=list
+    ) -> list:
+        """A module's plain settings: (name, value) for each number, flag, text or None in its own `__dict__`
+        (dropout's `p`, batch norm's `momentum`), sorted; `training` and private names left out."""
+        own = self.own_dict(value)
+        if own is None:
+            return []
+        found = []
+        for key, item in _list(_items(own)):
+            if _type(key) is str and not key.startswith("_") and key != "training" and _type(item) in _plain:
+                found.append([key, item])
+        found.sort()
+        return found
 
     def device_of(self, value: Any) -> str | None:
         """An exact tensor's device as a string; None for anything else."""

@@ -231,10 +231,11 @@ def _(evidence: list, training_step: Any, seed: int, **kwargs: Any) -> dict[str,
 
 @sealed
 def evaluation_state(snaps: Any, params: list, modules: list, tensors: list) -> dict:
-    """Parameters, every layer's training flag and the batch."""
+    """Parameters, every layer's training flag and plain settings (dropout's `p`, ...), and the batch."""
     return {
         "params": snaps.snap(params),
         "modes": [snaps.attribute(m, "training") is True for m in modules],
+        "settings": [snaps.settings(m) for m in modules],
         "tensors": snaps.snap(tensors),
     }
 
@@ -282,7 +283,20 @@ def _(evidence: list, evaluate: Any, seed: int, *, images_require_grad: bool = F
         "params_changed": not same(_cpu_values(before["params"]), _cpu_values(after["params"])),
         "inputs_unchanged": same(_cpu_values(before["tensors"]), _cpu_values(after["tensors"])),
         "mode_restored": before["modes"] == after["modes"],
+        "settings_changed": _settings_changed(before["settings"], after["settings"], own["model"]),
     }
+
+
+def _settings_changed(before: list, after: list, model: Any) -> list[str]:
+    """The layers' settings an evaluation changed, as `Dropout.p`, in the order of `model.modules()`."""
+    names = [type(m).__name__ for m in model.modules()]
+    changed = []
+    for name, old, new in zip(names, before, after):
+        old, new = dict(map(tuple, old)), dict(map(tuple, new))
+        changed += [f"{name}.{key}" for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+    if len(before) != len(after):
+        changed.append("the model's layers")
+    return list(dict.fromkeys(changed))
 
 
 @sealed
@@ -1003,6 +1017,11 @@ def check_evaluation(found: dict[str, Any], expected: float, *, what: str) -> No
         not found["graph_recorded"],
         f"Expected evaluate to record no graph, but autograd saved tensors for a backward pass during the call {where}. "
         "Run the model inside `with torch.no_grad():` (detaching afterwards is too late: the graph was already built).",
+    )
+    check_true(
+        not found.get("settings_changed"),
+        f"Expected evaluate to leave the model's layers as they were, but it changed {', '.join(found.get('settings_changed') or [])} "
+        f"{where}. Evaluation mode is model.eval(): it switches dropout and batch norm without changing their settings.",
     )
     check_true(
         found["mode_restored"],

@@ -150,7 +150,7 @@ FORGERIES: list[Forgery] = [
         "def make_loader(images, labels, batch_size, seed):\n"
         "    order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(seed))\n"
         "    return Batches([images[order[i:i + batch_size]], labels[order[i:i + batch_size]]] for i in range(0, len(labels), batch_size))\n",
-        detected=False,
+        detected=True,
     ),
     Forgery(
         "epoch_moves_the_running_statistics_by_hand",
@@ -193,5 +193,22 @@ FORGERIES: list[Forgery] = [
             body="    import sys\n    sys.setprofile(lambda frame, event, arg: None)\n", after=""
         ),
         detected=True,
+    ),
+    Forgery(
+        # Never switches to evaluation mode: it sets every dropout's p to 0 for good instead, so the model
+        # gives evaluation-mode logits while its training flags, parameters and inputs stay as they were.
+        "evaluate_drops_dropout_for_good",
+        "07_training",
+        "evaluate",
+        "state the evidence never read",
+        "function body",
+        "def evaluate(model, images, labels):\n"
+        "    for layer in model.modules():\n"
+        "        if isinstance(layer, nn.Dropout):\n"
+        "            layer.p = 0.0\n"
+        "    with torch.no_grad():\n"
+        "        predicted = model(images).argmax(dim=1)\n"
+        "    return (predicted == labels).float().mean().item()\n",
+        detected=False,
     ),
 ]

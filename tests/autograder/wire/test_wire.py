@@ -154,6 +154,18 @@ def test_tensor_subclass_crosses_as_a_plain_tensor():
     assert type(got) is torch.Tensor and torch.equal(got, torch.arange(4.0))
 
 
+def test_a_subclass_cannot_answer_the_encoder_with_another_tensor():
+    """The encoder takes a subclass's data through the base class's own method, not the subclass's."""
+
+    class Clean(torch.Tensor):
+        def as_subclass(self, cls):
+            return torch.zeros(4)
+
+    t = torch.arange(4.0).as_subclass(Clean)
+    got = roundtrip(t)
+    assert type(got) is torch.Tensor and torch.equal(got, torch.arange(4.0))
+
+
 def test_plain_values_and_torch_scalars():
     value = {
         "a": (1, -(2**80), 2.5, float("nan"), float("-inf"), 3j, None, True, b"\x00\xff", [1, [2]]),

@@ -36,3 +36,19 @@ def test_a_change_during_the_call_is_seen():
 def test_a_change_made_when_the_result_is_dropped_is_seen():
     result, changed = call_watching_inputs(when_dropped, torch.arange(4.0))
     assert changed == ["arg 0"] and torch.equal(result, torch.tensor([-1.5, -0.5, 0.5, 1.5]))
+
+
+def test_the_simulated_gpu_answers_read_like_pytorchs_own():
+    """A device-picking function that checks `torch.cuda.is_available.__name__` (a lambda's is "<lambda>") or
+    its docstring cannot tell the probe's simulated answer from PyTorch's function."""
+    from course.probes.device import call_with_cuda_available
+
+    real = torch.cuda.is_available
+
+    def looks(available):
+        f = torch.cuda.is_available
+        return [f.__name__, f.__qualname__, f.__module__, f.__doc__, hasattr(f, "__wrapped__")]
+
+    seen = call_with_cuda_available(looks, True, True)
+    assert seen == [real.__name__, real.__qualname__, real.__module__, real.__doc__, False]
+    assert torch.cuda.is_available is real

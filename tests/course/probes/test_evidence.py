@@ -466,6 +466,23 @@ def test_attribute_reads_only_the_objects_own_dict():
     assert snaps.attribute(WithProperty(), "training") is None
 
 
+def test_attribute_never_runs_a_dict_the_class_defines():
+    """A model whose class defines `__dict__` as a property would run the student's code while evidence is
+    taken; the reader takes the object's dict only through the interpreter's own slot, or not at all."""
+    ran = []
+
+    class DictProperty(torch.nn.Module):
+        @property
+        def __dict__(self):
+            ran.append(True)
+            return {"training": False}
+
+    model = DictProperty()
+    assert ev.Snapshots().attribute(model, "training") is None and ran == []
+    plain = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    assert ev.Snapshots().attribute(plain, "training") is True
+
+
 class LyingMode(TorchFunctionMode):
     """A torch function mode that answers every property read with a wrong size, dtype or flag."""
 

@@ -30,3 +30,20 @@ def test_the_graph_verdict_holds_whatever_the_program_switched_off(switch):
         forgetful, right = evaluate_probe(forgets_no_grad, 0), evaluate_probe(honest, 0)
     assert forgetful["graph_recorded"] and not right["graph_recorded"]
     assert forgetful["value"] == right["value"] == pytest.approx(0.425)
+
+
+def drops_dropout_for_good(model, images, labels):
+    for layer in model.modules():
+        if isinstance(layer, torch.nn.Dropout):
+            layer.p = 0.0
+    with torch.no_grad():
+        return (model(images).argmax(dim=1) == labels).float().mean().item()
+
+
+def test_a_layer_setting_changed_for_good_is_seen():
+    """Dropout switched off by its `p` instead of `model.eval()` gives evaluation-mode accuracy in training mode;
+    the layers' settings before and after the call show it, while an honest evaluate changes none."""
+    cheat = evaluate_probe(drops_dropout_for_good, 7, hidden=32, dropout=0.5, n=100)
+    right = evaluate_probe(honest, 7, hidden=32, dropout=0.5, n=100)
+    assert cheat["value"] == right["value"] and cheat["mode_restored"]
+    assert cheat["settings_changed"] == ["Dropout.p"] and right["settings_changed"] == []
