@@ -17,6 +17,7 @@ from autograder.authoring import bundle, leaks, lessons, samples
 from autograder.config import nbconfig, settings
 from autograder.grades import feedback_pages, gradebook, report
 from autograder.rules import items as item_rules
+from autograder.rules.text import printable
 
 
 class UsageError(ValueError):
@@ -192,7 +193,7 @@ def feedback(
         started = time.perf_counter()
         written = feedback_pages.write_feedback(course_dir, chosen, student=student, workers=workers, progress=progress)
         for who, assignment, reason in written.failed:
-            print(f"  feedback not written {who}/{assignment}: {reason}")
+            print(f"  feedback not written {printable(who)}/{printable(assignment)}: {printable(reason)}")
         if written.submissions:
             wall = time.perf_counter() - started
             print(
@@ -224,7 +225,7 @@ def _stock_feedback(course_dir: Path, chosen: list[str], student: str | None) ->
             )
         reason = _exception_line(proc.stdout or "")
         for who in missing:
-            print(f"  feedback not written {who}/{assignment}: {reason}")
+            print(f"  feedback not written {printable(who)}/{printable(assignment)}: {printable(reason)}")
 
 
 def _cap_feedback(folder: Path, megabytes: int) -> None:
@@ -239,7 +240,7 @@ def _cap_feedback(folder: Path, megabytes: int) -> None:
                 encoding="utf-8",
             )
             print(
-                f"  over a limit {page.relative_to(folder)}: feedback page of {size / 1e6:.1f} MB replaced (max_feedback_mb = {megabytes})"
+                f"  over a limit {printable(page.relative_to(folder))}: feedback page of {size / 1e6:.1f} MB replaced (max_feedback_mb = {megabytes})"
             )
 
 
@@ -345,13 +346,41 @@ def demo(
     failed = {k: v for k, v in results.items() if v != "ok"}
     print(f"\nGraded {len(results) - len(failed)} of {len(results)} notebooks in {elapsed:.1f} s.")
     for (who, assignment), reason in sorted(failed.items()):
-        print(f"  not graded: {who}/{assignment}: {reason}")
+        print(f"  not graded: {printable(who)}/{printable(assignment)}: {printable(reason)}")
     print(f"Gradebook: {gradebook.describe(gradebook.db_url(work))}")
     print(f"Grades CSV: {csv_path} (LMS: {lms_path})")
     print(f"Report:     {report_path}")
     print(f"Feedback:   {work / 'feedback'}")
     print(f"Autograded: {work / 'autograded'}")
     return work
+
+
+def problem_lines(stats: dict, failed: dict) -> list[str]:
+    """The lines `autograder grade` prints after its table, one per thing to look at. Each piece may hold
+    what a submission wrote (a file name, a message), so each is shown as `printable` text."""
+    lines: list[str] = []
+    for warning in stats.get("warnings", []):
+        lines.append(f"  WARNING: {printable(warning)}")
+    for where, notes in sorted(stats.get("repairs", {}).items()):
+        for note in notes:
+            lines.append(f"  repaired {printable(where)}: {printable(note)}")
+    for where, notes in sorted(stats.get("limits", {}).items()):
+        for note in notes:
+            lines.append(f"  over a limit {printable(where)}: {printable(note)}")
+    for where, found in sorted(stats.get("tampering", {}).items()):
+        for entry in found:
+            target = f"item {printable(entry['item'])}" if entry.get("item") else "outside any item"
+            lines.append(
+                f"  TAMPERING {printable(where)}: {target}: {printable('; '.join(entry['details']), limit=300)}"
+                + (" (scored 0, flagged for manual grading)" if entry.get("item") else "")
+            )
+    for where, items in sorted(stats.get("failures", {}).items()):
+        for failure in items:
+            cell = f"cell {failure['cell'] + 1}" if isinstance(failure.get("cell"), int) else "replay"
+            lines.append(f"  {printable(where)}: {cell}: {printable(failure['kind'])}")
+    for (who, assignment), reason in sorted(failed.items()):
+        lines.append(f"  not graded: {printable(who)}/{printable(assignment)}: {printable(reason)}")
+    return lines
 
 
 def _grade_and_print(course_dir: Path, args: argparse.Namespace) -> int:
@@ -382,27 +411,8 @@ def _grade_and_print(course_dir: Path, args: argparse.Namespace) -> int:
             "  graded by: " + ", ".join(f"{worker} ({count})" for worker, count in sorted(stats["graded_by"].items()))
         )
     print(speed_summary(stats))
-    for warning in stats.get("warnings", []):
-        print(f"  WARNING: {warning}")
-    for where, notes in sorted(stats.get("repairs", {}).items()):
-        for note in notes:
-            print(f"  repaired {where}: {note}")
-    for where, notes in sorted(stats.get("limits", {}).items()):
-        for note in notes:
-            print(f"  over a limit {where}: {note}")
-    for where, found in sorted(stats.get("tampering", {}).items()):
-        for entry in found:
-            target = f"item {entry['item']}" if entry.get("item") else "outside any item"
-            print(
-                f"  TAMPERING {where}: {target}: {'; '.join(entry['details'])[:300]}"
-                + (" (scored 0, flagged for manual grading)" if entry.get("item") else "")
-            )
-    for where, items in sorted(stats.get("failures", {}).items()):
-        for failure in items:
-            cell = f"cell {failure['cell'] + 1}" if isinstance(failure.get("cell"), int) else "replay"
-            print(f"  {where}: {cell}: {failure['kind']}")
-    for (who, assignment), reason in sorted(failed.items()):
-        print(f"  not graded: {who}/{assignment}: {reason}")
+    for line in problem_lines(stats, failed):
+        print(line)
     return 0
 
 

@@ -27,3 +27,24 @@ def test_the_speed_summary_splits_student_code_from_the_graders_work():
     assert "student code           3.0 s" in text and "grader overhead        5.0 s" in text
     assert "slowest: ben/01/01 5.0 s, ada/01/01 3.0 s" in text
     assert commands.speed_summary({"timings": []}).startswith("Nothing ran")
+
+
+def test_the_summary_prints_what_a_submission_wrote_as_plain_text():
+    """A tamper detail, a file name or a reason holding a carriage return or an escape sequence cannot rewrite
+    the instructor's summary: each line stays one line and shows the characters as escapes."""
+    forged = "x\r\x1b[2K  TAMPERING victim/01_tensors: item numpy_to_tensor_shape: forged\n"
+    stats = {
+        "warnings": [forged],
+        "repairs": {"eve/01_tensors": [forged]},
+        "limits": {"eve/01_tensors": [forged]},
+        "tampering": {
+            "eve/01_tensors": [{"item": "tensor_rank", "details": [forged]}, {"item": None, "details": [forged]}]
+        },
+        "failures": {"eve/01_tensors": [{"cell": 3, "kind": forged}]},
+    }
+    lines = commands.problem_lines(stats, {("eve\x1b[31m", "01_tensors"): forged})
+    assert len(lines) == 7
+    for line in lines:
+        assert "\r" not in line and "\x1b" not in line and "\n" not in line, line
+        assert line.startswith("  ") and not line.lstrip().startswith("TAMPERING victim")
+    assert "\\x1b[2K" in lines[0] and lines[-1].startswith("  not graded: eve\\x1b[31m/01_tensors: ")
