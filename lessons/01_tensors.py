@@ -118,6 +118,19 @@ for name, value in [("scalar", scalar), ("vector", vector), ("matrix", matrix), 
     print(f"{name:<7} rank {value.dim()}  shape {tuple(value.shape)}")
 
 # %% [markdown]
+# ### How your answers are checked
+#
+# Each exercise has a cell of visible checks under it; grading adds hidden checks for the edge cases
+# the task names. Some checks measure how your function works, not only what it returns (does it
+# change its input, share memory, loop in Python), and the grader takes those measurements only of
+# code written in plain Python: no special `__names__` beyond a class's usual ones, no attribute
+# that starts with `_`, no `eval`, `exec`, `globals`, `vars` or `open`, no change to a library
+# (`np.copy = ...`), imports from `torch`, `numpy`, `math` and the other everyday modules (not
+# `sys`, `inspect`, `pickle` or `ctypes`). Everything this course teaches is inside; if an answer
+# steps outside, its visible check says which line and why. The student bundle's README lists the
+# rules too.
+
+# %% [markdown]
 # ### Your turn: `tensor_rank`
 #
 # Return the number of dimensions of `t` as a plain Python `int`: 0 for a scalar tensor, 2 for an

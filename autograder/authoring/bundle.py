@@ -211,6 +211,14 @@ restart the kernel once if the first cell cannot import `course`.
 - Write your code where a cell says `# YOUR CODE HERE`; delete the `raise NotImplementedError()` line.
 - Run the cell just below each answer: its visible checks print `✓ ...: the visible checks pass.`, or
   say in plain words what was expected and what was found. Grading adds hidden checks for edge cases.
+- Checks that measure how a function works (does it change its input, share memory, loop in Python)
+  run only on answers in plain Python: no special `__names__` beyond a class's usual ones
+  (`__init__`, `__len__`, `__getitem__`, ...), no attribute starting with `_`, no `eval`, `exec`,
+  `globals`, `vars`, `open` or `__import__`, `getattr` only with a written name, no change to a library
+  (`np.copy = ...`), no subclass of `torch.Tensor`, no `torch.jit` or `torch.compile`, and imports from
+  `torch`, `numpy`, `math` and the everyday modules, not `sys`, `inspect`, `gc` (but `gc.collect`),
+  `threading`, `pickle` or `ctypes`. If an answer steps outside, its visible check names the line; at
+  grading that item goes to your instructor to grade by hand.
 - Quiz answers are checked for their form only (one letter, a tuple of ints); the key is checked
   when your notebook is graded.
 - Before handing in, run every cell from the top (Kernel > Restart Kernel and Run All Cells). With
