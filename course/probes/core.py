@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from copy import deepcopy
 from gc import collect as collect_garbage  # bound here: the course's names are checked before evidence is sealed
 from typing import Any, Iterator
 
@@ -56,9 +57,10 @@ def call_watching_inputs(step: Any, func: Any, *args: Any, **kwargs: Any) -> Non
     """Call `func` and report which arguments it changed: (result, names of changed arguments).
 
     Arguments are named by position ("arg 0") or keyword. A change is any difference in values,
-    dtype, shape, requires_grad, .grad, or container contents, right after the call or once its result
+    dtype, shape, requires_grad, .grad, or container contents, right after the call, once its result
     has been dropped and garbage collected (every generation: the zygote froze what it loaded, so a full
-    collection walks only what the notebook made).
+    collection walks only what the notebook made), or after a second call on fresh copies of the
+    inputs (a function that keeps its inputs and changes them at its next call).
     """
     step(Step.SEAL, received, args, kwargs)
     result = func(*args, **kwargs)
@@ -66,14 +68,33 @@ def call_watching_inputs(step: Any, func: Any, *args: Any, **kwargs: Any) -> Non
     del result  # a change made when the result is dropped (a finalizer on it) is a change too
     collect_garbage()  # every generation: an object of the notebook's aged before the call is found too
     step(Step.SEAL, received, args, kwargs)
+    later = _copies(args, kwargs)  # a change the next call makes to these inputs is a change too
+    if later is not None:
+        try:
+            func(*later[0], **later[1])
+        except Exception:
+            pass  # the first call's verdict stands; only what this one did to the first inputs is read
+        del later
+        collect_garbage()
+    step(Step.SEAL, received, args, kwargs)
+
+
+def _copies(args: tuple, kwargs: dict, *, _deepcopy=deepcopy) -> tuple[tuple, dict] | None:
+    """Fresh copies of the inputs for a later call, or None where they cannot be copied."""
+    try:
+        return _deepcopy((args, kwargs))
+    except Exception:
+        return None
 
 
 @call_watching_inputs.reading
 def _(evidence: list, func: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
-    before, after, dropped = expect(evidence, 3)
+    before, after, dropped, later = expect(evidence, 4)
     check_received(evidence, args, kwargs)
     changed = changed_arguments(before, after)
-    return after["result"], changed + [name for name in changed_arguments(before, dropped) if name not in changed]
+    for snapshot in (dropped, later):
+        changed += [name for name in changed_arguments(before, snapshot) if name not in changed]
+    return after["result"], changed
 
 
 @sealed

@@ -10,7 +10,8 @@ notebook asks. Others tell the probe's process from the notebook's by a global o
 cell sets (the probe's process once held only what the item's code names), or put off the change to
 their input: until the result is dropped, until a timer goes off, until a later garbage collection
 (a gc callback, or an object aged into gc's oldest generation), or until a process the answer started
-signals it. The inputs are read again after a full collection, and nothing of the notebook's may be
+signals it, or until its next call. The inputs are read again after a full collection and after a
+second call on fresh copies, and nothing of the notebook's may be
 left to run once a probed call returns (no armed timer, no signal handler or gc callback of its own).
 One records no graph only while the grader's saved-tensor hook is on top of autograd's hook stack: the
 guard shows that stack as it would be without the hook. See `forgery.py` for how cases are graded.
@@ -248,5 +249,22 @@ FORGERIES: list[Forgery] = [
         "        _pool.pop().pending.append(x)\n"
         "    return x - x.mean(dim=1, keepdim=True)\n",
         detected=True,
+    ),
+    Forgery(
+        # Keeps each input and centres it in place at the next call, inside the subset: each call alone leaves
+        # its own input alone, so a probe that reads the inputs only around one call sees nothing.
+        "center_rows_changes_the_previous_input_at_the_next_call",
+        "05_shapes",
+        "center_rows",
+        "change the input after the evidence is taken",
+        "answer cell",
+        "_kept = []\n\n\n"
+        "def center_rows(x):\n"
+        "    while _kept:\n"
+        "        earlier = _kept.pop()\n"
+        "        earlier.sub_(earlier.mean(dim=1, keepdim=True))\n"
+        "    _kept.append(x)\n"
+        "    return x - x.mean(dim=1, keepdim=True)\n",
+        detected=False,
     ),
 ]

@@ -1,5 +1,5 @@
 """`course.probes.core.call_watching_inputs` in the student's kernel: a change to an input counts whether
-it is made during the call or once the result is dropped."""
+it is made during the call, once the result is dropped, or at the function's next call."""
 
 from __future__ import annotations
 
@@ -36,6 +36,31 @@ def test_a_change_during_the_call_is_seen():
 def test_a_change_made_when_the_result_is_dropped_is_seen():
     result, changed = call_watching_inputs(when_dropped, torch.arange(4.0))
     assert changed == ["arg 0"] and torch.equal(result, torch.tensor([-1.5, -0.5, 0.5, 1.5]))
+
+
+KEPT: list = []
+
+
+def at_the_next_call(x):
+    """Keeps its input and changes it when it is called again: each call alone leaves its own input alone."""
+    while KEPT:
+        earlier = KEPT.pop()
+        earlier.sub_(earlier.mean())
+    KEPT.append(x)
+    return x - x.mean()
+
+
+def test_a_change_made_at_the_next_call_is_seen():
+    KEPT.clear()
+    result, changed = call_watching_inputs(at_the_next_call, torch.arange(4.0))
+    assert changed == ["arg 0"] and torch.equal(result, torch.tensor([-1.5, -0.5, 0.5, 1.5]))
+    KEPT.clear()
+
+
+def test_the_later_call_leaves_an_in_place_answer_as_the_first_call_left_it():
+    x = torch.tensor([[1.0, 2.0], [4.0, 3.0]])
+    result, changed = call_watching_inputs(lambda m: m.copy_((m + m.T) / 2), x)
+    assert changed == ["arg 0"] and torch.equal(result, torch.tensor([[1.0, 3.0], [3.0, 3.0]]))
 
 
 def test_the_simulated_gpu_answers_read_like_pytorchs_own():
