@@ -366,14 +366,14 @@ class _Reader(ast.NodeVisitor):
         self.attribute(node, node.attr, store=store)
         if store:
             self.library_store(node, _dotted(node))
+        if isinstance(node.value, ast.Name) and node.value.id in self.modules:  # a name read from a module
+            module = self.modules[node.value.id]
+            names = _module_allowed(module)[1]
+            if names is not None and node.attr not in names:
+                self.refuse(node, f"`{module}.{node.attr}`", f"not a name measured code may use from `{module}`")
         qualified = self.qualified(node)
         if qualified is not None:
-            head = qualified.split(".")[0]
-            names = ALLOWED_MODULES.get(head, False)
             root = _dotted(node).split(".")[0]
-            if root in self.modules and isinstance(names, frozenset) and qualified.count(".") == 1:
-                if node.attr not in names:
-                    self.refuse(node, f"`{qualified}`", f"not a name measured code may use from `{head}`")
             if any(qualified == bad or qualified.startswith(bad + ".") for bad in FORBIDDEN_SUBMODULES):
                 if root in self.modules or root in self.imported:
                     self.refuse(node, f"`{qualified}`", "not a module measured code may use")

@@ -66,6 +66,10 @@ REFUSED = {
     "numpy ctypes": ("address = arr.ctypes.data\n", "`ctypes`"),
     "ctypeslib": ("arr = np.ctypeslib.as_array(pointer, (8,))\n", "`ctypeslib`"),
     "as_strided over memory": ("from numpy.lib.stride_tricks import as_strided\n", "as_strided"),
+    "stride_tricks as a module alias": (
+        "import numpy.lib.stride_tricks as tricks\nview = tricks.as_strided(arr, (8,), (0,))\n",
+        "`numpy.lib.stride_tricks.as_strided`",
+    ),
     "stride_tricks attribute": ("view = np.lib.stride_tricks.as_strided(arr, (8,), (0,))\n", "`stride_tricks`"),
     "pickle": ("import pickle\n", "copy.deepcopy"),
     "marshal": ("import marshal\n", "`import marshal`"),
