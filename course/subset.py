@@ -127,6 +127,7 @@ ALLOWED_MODULES: dict[str, frozenset[str] | None] = {
     ),
     "contextlib": frozenset({"contextmanager", "nullcontext", "suppress"}),
     "gc": frozenset({"collect"}),
+    "sys": frozenset({"stdout", "stderr"}),  # printing to either is honest; the rest of sys reaches the interpreter
     "enum": frozenset({"Enum", "IntEnum", "auto"}),
     "fractions": frozenset({"Fraction"}),
     "tqdm": None,

@@ -73,7 +73,7 @@ REFUSED = {
     "stride_tricks attribute": ("view = np.lib.stride_tricks.as_strided(arr, (8,), (0,))\n", "`stride_tricks`"),
     "pickle": ("import pickle\n", "copy.deepcopy"),
     "marshal": ("import marshal\n", "`import marshal`"),
-    "sys": ("import sys\n", "`import sys`"),
+    "sys": ("import sys\nhook = sys.settrace\n", "`sys.settrace`"),
     "gc": ("import gc\nobjects = gc.get_objects()\n", "`gc.get_objects`"),
     "library patched": ("np.copy = lambda a: a\n", "a change of `np.copy`"),
     "library class patched": ("setattr(torch.Tensor, 'sub_', f)\n", "a change of `torch.Tensor.sub_`"),
@@ -119,6 +119,7 @@ ACCEPTED = {
     "no_grad decorator": "@torch.no_grad()\ndef predict(model, x):\n    return model(x).argmax(1)\n",
     "version read": "print(torch.__version__)\n",
     "dataclass": "from dataclasses import dataclass\n\n@dataclass\nclass Box:\n    x: int\n\n    def __post_init__(self):\n        self.x += 1\n",
+    "printing to stderr": "import sys\nprint('converting', file=sys.stderr)\nsys.stdout.write('done')\n",
     "tqdm": "from tqdm.auto import tqdm\nfor _ in tqdm(range(3)):\n    pass\n",
 }
 
