@@ -144,7 +144,6 @@ ALLOWED_MODULES: dict[str, frozenset[str] | None] = {
 # Why a module is not in the subset, where a student has an everyday reason to reach for it.
 IMPORT_HINTS = {
     "pickle": "unpickling runs code from data: copy with `copy.deepcopy`, or `torch.save` into an `io.BytesIO`",
-    "sys": "it reaches the interpreter's frames, hooks and modules",
     "inspect": "it reaches the interpreter's frames",
     "threading": "a thread runs where no probe measures",
     "multiprocessing": "a process runs where no probe measures",
