@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support import lanes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,6 +41,22 @@ def course_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def released_course(tmp_path_factory) -> Path:
+    """The course copied and released once per session (release/ and its gradebook): a template that
+    tests copy with `released_copy` and never change, so that releasing every lesson is paid once."""
+    from autograder import commands
+
+    course = copy_course(tmp_path_factory.mktemp("released") / "course", with_release=False)
+    assert commands.release(course, progress=False) == []
+    return course
+
+
+def released_copy(released: Path, target: Path) -> Path:
+    """A copy of the released template of its own, gradebook included, to submit to and grade."""
+    return Path(shutil.copytree(released, target))
+
+
+@pytest.fixture(scope="session")
 def postgres():
     """A real PostgreSQL server for the session (Debian's package), stopped at the end."""
     from tests.support.servers import PostgreSQL, missing
@@ -62,6 +81,49 @@ def pytest_addoption(parser):
     parser.addoption(
         "--regenerate", action="store_true", help="rewrite golden files (source/ notebooks) instead of comparing"
     )
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast lane: only tests without a lane marker (" + ", ".join(sorted(lanes.HEAVY)) + ")",
+    )
+
+
+def pytest_configure(config):
+    for name, meaning in lanes.HEAVY.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--fast"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        (dropped if lanes.is_heavy(m.name for m in item.iter_markers()) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def _lane(item):
+    """Unmarked tests (and the fixtures they set up) start no process: see tests/support/lanes.py.
+
+    Teardown is left alone: a session fixture a marked test started may stop after an unmarked one.
+    """
+    if lanes.is_heavy(m.name for m in item.iter_markers()):
+        return contextlib.nullcontext()
+    return lanes.refusing_processes(item.nodeid)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    with _lane(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with _lane(item):
+        yield
 
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

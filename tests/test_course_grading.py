@@ -16,7 +16,7 @@ import pytest
 from autograder import commands
 from autograder.authoring import corpus
 from autograder.grades import gradebook
-from tests.conftest import ROOT, copy_course, lessons
+from tests.conftest import ROOT, lessons, released_copy
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +28,8 @@ def _submit(course: Path, student: str, lesson: str, nb) -> None:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp("grading") / "course")
+def graded(tmp_path_factory, released_course):
+    course = released_copy(released_course, tmp_path_factory.mktemp("grading") / "course")
     expected: dict[tuple[str, str], dict[str, float]] = {}
     for lesson in lessons():
         source = nbformat.read(course / "source" / lesson / f"{lesson}.ipynb", as_version=4)
@@ -43,7 +43,6 @@ def graded(tmp_path_factory):
             for student in corpus.students(course, lesson):
                 _submit(course, student.name, lesson, student.notebook)
                 expected[(lesson, student.name)] = student.expected
-    commands.release(course, progress=False)
     stats: dict = {}
     results = commands.grade(course, progress=False, stats=stats)
     table = gradebook.score_table(course)

@@ -17,7 +17,7 @@ import pytest
 from autograder import commands
 from autograder.authoring import corpus, samples
 from autograder.grades import gradebook
-from tests.conftest import copy_course
+from tests.conftest import released_copy
 
 pytestmark = pytest.mark.slow
 LESSON = "02_dtype"
@@ -49,10 +49,9 @@ def _class(course: Path) -> dict[str, float]:
 
 
 @pytest.fixture(scope="module", params=["nbgrader", "autograder"])
-def graded(request, tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp(request.param) / "course")
+def graded(request, tmp_path_factory, released_course):
+    course = released_copy(released_course, tmp_path_factory.mktemp(request.param) / "course")
     points = _class(course)
-    commands.release(course, assignments=[LESSON], progress=False)
     commands.grade(course, assignments=[LESSON], grader=request.param, progress=False)
     yield course, points, gradebook.score_table(course)
     shutil.rmtree(course, ignore_errors=True)

@@ -39,6 +39,7 @@ def simulate(packages: list[str]) -> subprocess.CompletedProcess:
 needs_apt = pytest.mark.skipif(shutil.which("apt-get") is None, reason="no apt-get: not a Debian machine")
 
 
+@pytest.mark.process
 @needs_apt
 def test_apt_accepts_the_request_setup_makes_on_a_bare_machine():
     request = system_packages().apt_request(bare=True)
@@ -48,6 +49,7 @@ def test_apt_accepts_the_request_setup_makes_on_a_bare_machine():
     assert "Conflicts" not in proc.stdout
 
 
+@pytest.mark.process
 @needs_apt
 def test_debian_npm_is_never_asked_for_beside_an_installed_node():
     if shutil.which("node") is None:

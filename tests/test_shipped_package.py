@@ -170,11 +170,13 @@ def test_there_is_something_to_try():
     assert "course.probes.core.call_watching_inputs" in CALLABLES
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", ITEMS, ids=[f"{i.lesson}:{i.name}" for i in ITEMS])
 def test_the_solution_passes_this_harness(item):
     assert _passes(item, None, setup=item.solution)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", ITEMS, ids=[f"{i.lesson}:{i.name}" for i in ITEMS])
 def test_no_shipped_function_passes_as_the_answer(item):
     candidates = CLASSES_TOO if item.is_class else CALLABLES

@@ -17,6 +17,7 @@ def run(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True)
 
 
+@pytest.mark.process
 def test_top_level_help_lists_every_command():
     proc = run("--help")
     assert proc.returncode == 0
@@ -24,6 +25,7 @@ def test_top_level_help_lists_every_command():
         assert command in proc.stdout
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", COMMANDS)
 def test_each_command_has_help(command):
     proc = run(command, "--help")
@@ -33,6 +35,7 @@ def test_each_command_has_help(command):
     assert len(description.split()) >= 5, f"{command} --help has no real description"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "args",
     [
@@ -51,6 +54,7 @@ def test_bad_arguments_one_line_exit_2(args):
     assert len(lines) == 1 and "error" in lines[0], proc.stderr
 
 
+@pytest.mark.process
 def test_outside_a_course_directory(tmp_path):
     proc = run("grade", cwd=tmp_path)
     assert proc.returncode == 2
@@ -77,6 +81,7 @@ def test_grade_prints_where_the_time_went():
     assert "unchanged" in speed_summary({"timings": []})
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", [["report"], ["export"], ["feedback"], ["grade", "--workers", "1"]])
 def test_commands_run_from_the_venv_without_activation(command, tmp_path):
     """`.venv/bin/autograder` with the venv's bin/ off PATH: nbgrader still finds `alembic`, and every

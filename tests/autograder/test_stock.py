@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from autograder import stock
 
 
@@ -15,6 +17,7 @@ def test_the_environment_bin_comes_first_once():
     assert path.split(os.pathsep) == [bindir, "/usr/bin", "/bin"]
 
 
+@pytest.mark.process
 def test_nbgrader_runs_and_its_failure_carries_the_end_of_its_log(tmp_path):
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
     done = stock.run_nbgrader(tmp_path, "--version")

@@ -151,6 +151,7 @@ def submit_as(course, tokens, student: str, text: str, **extra_files) -> dict:
     return course.run("Submit", tokens[student], home=home)
 
 
+@pytest.mark.process
 def test_a_student_cannot_submit_as_a_classmate(course, tokens):
     submit_as(course, tokens, "ada", "ada's real work")
     ben = client(course, tokens["ben"])
@@ -165,6 +166,7 @@ def test_a_student_cannot_submit_as_a_classmate(course, tokens):
     assert collected(course.root, "ben", course.assignment)[0] == "ben's blank notebook"
 
 
+@pytest.mark.process
 def test_a_student_cannot_choose_the_receipt_time(course, tokens):
     past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=2)).isoformat()
     course.run(
@@ -197,6 +199,7 @@ def test_a_student_cannot_choose_the_receipt_time(course, tokens):
     assert when == reply["timestamp"] != EARLY_TIME, "the student's timestamp.txt was collected"
 
 
+@pytest.mark.process
 def test_a_late_submission_is_refused_when_the_course_says_so(course, tokens):
     past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)).isoformat()
     course.run(
@@ -218,6 +221,7 @@ def test_a_late_submission_is_refused_when_the_course_says_so(course, tokens):
     assert submit_as(course, tokens, "ada", "on time thanks to an extension")["late_seconds"] is None
 
 
+@pytest.mark.process
 def test_a_student_cannot_overwrite_or_delete_a_submission(course, tokens, exchange_hub):
     first = submit_as(course, tokens, "ada", "ada's real work")
     ben = client(course, tokens["ben"])
@@ -263,6 +267,7 @@ def ada_with_feedback(course, tokens):
     return reply["id"]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("who", ["ben", "no token", "outsider"])
 @pytest.mark.parametrize("what", sorted(FORBIDDEN))
 def test_forbidden_requests(course, tokens, ada_with_feedback, who, what):
@@ -284,6 +289,7 @@ def test_forbidden_requests(course, tokens, ada_with_feedback, who, what):
     assert {s["student"] for s in grader.submissions(course.assignment)} == {"ada"}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("who", ["no token", "outsider"])
 def test_releases_are_for_the_course_only(course, tokens, who):
     token = None if who == "no token" else tokens[OUTSIDER]
@@ -291,6 +297,7 @@ def test_releases_are_for_the_course_only(course, tokens, who):
     assert refused(client(course, token).fetch_release, course.assignment).status == (401 if token is None else 403)
 
 
+@pytest.mark.process
 def test_a_student_lists_only_their_own_submissions_and_feedback(course, tokens, ada_with_feedback):
     submit_as(course, tokens, "ben", "ben's work")
     ben = client(course, tokens["ben"])
@@ -301,6 +308,7 @@ def test_a_student_lists_only_their_own_submissions_and_feedback(course, tokens,
     assert [group["student_id"] for group in listed] == ["ben"]
 
 
+@pytest.mark.process
 def test_an_oversized_submission_is_refused_with_a_message(course, tokens):
     from nbgrader.exchange import ExchangeError
 
@@ -317,6 +325,7 @@ def test_an_oversized_submission_is_refused_with_a_message(course, tokens):
     assert client(course, tokens["ada"]).submissions(course.assignment) == []
 
 
+@pytest.mark.process
 def test_an_unsafe_archive_is_refused(course, tokens):
     ada = client(course, tokens["ada"])
     for files in ({"../escape.ipynb": b"{}"}, {"/etc/passwd": b"x"}, {"a/../../b": b"x"}):
@@ -325,6 +334,7 @@ def test_an_unsafe_archive_is_refused(course, tokens):
     assert ada.submissions(course.assignment) == []
 
 
+@pytest.mark.process
 def test_collect_says_which_submission_it_picked_and_why(course, tokens, caplog):
     submit_as(course, tokens, "ada", "first")
     submit_as(course, tokens, "ada", "second")
@@ -357,6 +367,7 @@ def test_collect_says_which_submission_it_picked_and_why(course, tokens, caplog)
     assert collected(course.root, "ada", course.assignment)[0] == "third, late"
 
 
+@pytest.mark.process
 def test_the_round_trip_through_nbgrader(course, tokens):
     """Fetch, submit, collect, feedback: nbgrader's classes, as the Assignments tab calls them."""
     home = course.home("ada")

@@ -66,6 +66,7 @@ def graded(tmp_path_factory):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lesson", lessons())
 def test_a_wrong_answer_is_told_it_failed_and_sees_no_secret(graded, lesson):
     page, variants, reason = graded[lesson]

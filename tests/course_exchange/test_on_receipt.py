@@ -95,6 +95,7 @@ def notebooks() -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
     return wrong, samples.answered(source, release, keep=None)
 
 
+@pytest.mark.slow
 def test_a_student_reads_what_failed_fixes_it_and_gets_full_marks_alone(receipt, tokens):
     course, log = receipt["course"], receipt["grader"].log
     ada, _ = course.home("ada"), course.home("ben")
@@ -164,6 +165,7 @@ def test_a_student_reads_what_failed_fixes_it_and_gets_full_marks_alone(receipt,
     assert sum(gradebook.score_table(course.root, assignments=[LESSON])[(LESSON, "ada")].values()) == total
 
 
+@pytest.mark.slow
 def test_the_queue_survives_a_crash_of_the_service(receipt, tokens, exchange_hub):
     course = receipt["course"]
     receipt["grader"].stop()

@@ -154,6 +154,7 @@ def test_write_bundle_refuses_a_leaking_release(tmp_path):
     assert not out.exists() and not out.with_suffix(".zip").exists()
 
 
+@pytest.mark.process
 def test_the_course_package_builds_as_a_wheel_with_loose_pins(built, tmp_path):
     proc = subprocess.run(
         [

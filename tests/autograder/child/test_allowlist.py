@@ -138,6 +138,7 @@ def _probed(child, body: str, setup: str = ""):
     return run_test(PROBED, child.conn)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "body",
     [
@@ -161,6 +162,7 @@ def test_a_probed_call_that_does_what_no_tensor_function_needs_is_refused(child,
     assert any("while a probe called it" in t for t in verdict.tampering), verdict.tampering
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "setup, body",
     [

@@ -44,6 +44,7 @@ def child():
     c.close()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "source, seen",
     [
@@ -65,6 +66,7 @@ def test_tampering_is_reported_as_it_happens(child, source, seen):
     assert any(seen in e for e in events), events
 
 
+@pytest.mark.process
 def test_a_frame_the_notebook_forges_is_rejected(child):
     events = child.cell(
         "import os, struct\n"
@@ -81,6 +83,7 @@ def test_a_frame_the_notebook_forges_is_rejected(child):
     assert any("forged seal" in e for e in events), events
 
 
+@pytest.mark.process
 def test_the_guard_cannot_be_made_to_send_for_the_notebook(child):
     reply, events = child.run(
         "import autograder.child.guard as g\nsend = g._ENTRY['keep'][0][0]\nsend({'kind': 'evidence'}, [])"
@@ -89,6 +92,7 @@ def test_the_guard_cannot_be_made_to_send_for_the_notebook(child):
     assert events == []
 
 
+@pytest.mark.process
 def test_an_error_inside_the_library_is_not_tampering(child):
     """IPython renders tracebacks by compiling library files under their own names: that is not impersonation."""
     reply, events = child.run(
@@ -97,6 +101,7 @@ def test_an_error_inside_the_library_is_not_tampering(child):
     assert reply["status"] == "error" and events == [], (reply, events)
 
 
+@pytest.mark.process
 def test_honest_lesson_code_is_not_reported():
     import nbformat
 
@@ -139,6 +144,7 @@ assert float(large[0]) == 400.0
 """
 
 
+@pytest.mark.process
 def test_operations_are_counted_where_no_line_of_the_notebook_runs(child):
     """A loop driven from C (map over a tensor's elements) runs no notebook line, but one operation each."""
     from autograder.judge.verdict import run_test
@@ -148,6 +154,7 @@ def test_operations_are_counted_where_no_line_of_the_notebook_runs(child):
     assert verdict.passed and not verdict.tampering, (verdict.ename, verdict.evalue)
 
 
+@pytest.mark.process
 def test_removing_the_count_of_operations_is_reported(child):
     from autograder.judge.verdict import run_test
 
@@ -197,6 +204,7 @@ LIBRARY_PATCHES = [
 ]
 
 
+@pytest.mark.process
 def test_pytorch_and_numpy_behaviour_must_stay_as_loaded():
     """Setting a class or module attribute raises no audit event: before each piece of evidence the guard
     looks PyTorch's and NumPy's functions, classes and modules up again. Their state (hook counters,
@@ -235,6 +243,7 @@ assert report["graph_recorded"], report
 """
 
 
+@pytest.mark.process
 def test_the_saved_tensor_witness_does_not_show_on_the_hook_stack(child):
     """A function that records no graph only while the grader's hook is on top is judged as it is elsewhere."""
     from autograder.judge.verdict import run_test
@@ -244,6 +253,7 @@ def test_the_saved_tensor_witness_does_not_show_on_the_hook_stack(child):
     assert verdict.passed and not verdict.tampering, (verdict.ename, verdict.evalue, verdict.tampering)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "patch, seen",
     [
@@ -272,6 +282,7 @@ def _assert_flagged_after(imports: str, change: str, seen: str) -> None:
         c.close()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "later, seen",
     [

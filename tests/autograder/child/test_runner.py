@@ -252,6 +252,7 @@ def fresh_child(tmp_path):
     c.close()
 
 
+@pytest.mark.process
 def test_a_cell_runs_and_its_outputs_come_back_in_order(child):
     reply = child.cell(
         "print('to stdout')\nimport sys\nprint('to stderr', file=sys.stderr)\n"
@@ -269,6 +270,7 @@ def test_a_cell_runs_and_its_outputs_come_back_in_order(child):
     assert child.cell("x_counted = 1")["count"] == reply["count"] + 1
 
 
+@pytest.mark.process
 def test_a_result_carries_its_cells_count(child):
     """Out[n] belongs to In[n], as in a kernel: the result's execution_count is the count the reply gives the cell."""
     first, second = child.cell("'first'"), child.cell("'second'")
@@ -277,6 +279,7 @@ def test_a_result_carries_its_cells_count(child):
         assert reply["outputs"][0]["execution_count"] == reply["count"], reply
 
 
+@pytest.mark.process
 def test_a_failing_cell_reports_its_error_after_what_it_printed(child):
     reply = child.cell("print('before')\n1 / 0")
     assert (reply["status"], reply["ename"], reply["evalue"]) == ("error", "ZeroDivisionError", "division by zero")
@@ -286,16 +289,19 @@ def test_a_failing_cell_reports_its_error_after_what_it_printed(child):
     assert any("1 / 0" in line for line in error["traceback"])
 
 
+@pytest.mark.process
 def test_a_cell_that_does_not_compile_is_an_error(child):
     reply = child.cell("def broken(:\n    pass")
     assert (reply["status"], reply["ename"]) == ("error", "SyntaxError")
 
 
+@pytest.mark.process
 def test_a_cell_gets_no_input(child):
     reply = child.cell("input('your name? ')")
     assert (reply["status"], reply["ename"]) == ("error", "OSError") and "no input" in reply["evalue"]
 
 
+@pytest.mark.process
 def test_a_cell_that_prints_past_the_cap_comes_back_truncated_once(child):
     """The child's cap is 64 KiB: a loop printing far more must come back cut, with one note."""
     reply = child.cell("for i in range(2000):\n    print('y' * 99)")
@@ -305,12 +311,14 @@ def test_a_cell_that_prints_past_the_cap_comes_back_truncated_once(child):
     assert len(text) == 64 * 1024 + len(TRUNCATED)
 
 
+@pytest.mark.process
 def test_a_bad_cell_request_is_an_error_and_the_server_goes_on(child):
     reply = child.ask(ChildOp.CELL, source=["print(1)"])
     assert reply == {"status": "error", "ename": "WireError", "evalue": "bad cell", "outputs": []}
     assert child.serving()
 
 
+@pytest.mark.process
 def test_lookup_gives_data_a_handle_or_missing(child):
     assert child.value(ChildOp.LOOKUP, name="answer") == {"rows": [1, 2], "name": "ok"}
     handle = child.handle("box")
@@ -319,6 +327,7 @@ def test_lookup_gives_data_a_handle_or_missing(child):
     assert reply["missing"] is True and "value" not in reply
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", ["not a name", "box.items", "1box", "", 5, None])
 def test_a_bad_name_is_refused(child, name):
     assert child.error(ChildOp.LOOKUP, name=name) == {"type": "WireError", "msg": "bad name"}
@@ -326,6 +335,7 @@ def test_a_bad_name_is_refused(child, name):
     assert child.serving()
 
 
+@pytest.mark.process
 def test_getattr_gives_the_attribute(child):
     box = child.handle("box")
     assert child.value(ChildOp.GETATTR, id=box.id, name="items") == [1, 2, 3]
@@ -334,6 +344,7 @@ def test_getattr_gives_the_attribute(child):
     assert child.error(ChildOp.GETATTR, id=box.id, name="absent")["type"] == "AttributeError"
 
 
+@pytest.mark.process
 def test_call_passes_arguments_and_keywords_and_catches_prints(child):
     scale = child.value(ChildOp.GETATTR, id=child.handle("box").id, name="scale")
     fields, buffers = args(2, offset=1)
@@ -343,24 +354,28 @@ def test_call_passes_arguments_and_keywords_and_catches_prints(child):
     assert (reply["value"], reply["out"], reply["err"]) == ("HI", "said hi\n", "careful\n")
 
 
+@pytest.mark.process
 def test_a_handle_passed_back_is_the_childs_own_object(child):
     box = child.handle("box")
     fields, buffers = args(box, child.handle("box"))
     assert child.ask(ChildOp.CALL, buffers, id=child.handle("same").id, **fields)["value"] is True
 
 
+@pytest.mark.process
 def test_a_call_that_raises_answers_its_exception_type(child):
     fields, buffers = args(5)
     error = child.error(ChildOp.CALL, buffers, id=child.handle("shout").id, **fields)
     assert error == {"type": "AttributeError", "msg": "'int' object has no attribute 'upper'"}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("fields", [{"args": "x"}, {"args": [], "kwargs": []}, {"args": [], "kwargs": {"k": 1}}])
 def test_malformed_call_arguments_are_refused(child, fields):
     assert child.error(ChildOp.CALL, id=child.handle("shout").id, **fields)["type"] == "WireError"
     assert child.serving()
 
 
+@pytest.mark.process
 def test_getitem_len_and_bool_run_in_the_child(child):
     box = child.handle("box")
     key, buffers = values.encode(1)
@@ -371,6 +386,7 @@ def test_getitem_len_and_bool_run_in_the_child(child):
     assert child.value(ChildOp.BOOL, id=box.id) is False
 
 
+@pytest.mark.process
 def test_iter_then_next_until_stop(child):
     iterator = child.value(ChildOp.ITER, id=child.handle("box").id)
     assert isinstance(iterator, values.Handle)
@@ -379,6 +395,7 @@ def test_iter_then_next_until_stop(child):
     assert reply["stop"] is True and "value" not in reply
 
 
+@pytest.mark.process
 def test_next_only_on_an_iterator_the_server_made(child):
     """A generator of the notebook is an iterator too, but `next` serves only what `iter` handed out."""
     for name in ("numbers", "box"):
@@ -387,6 +404,7 @@ def test_next_only_on_an_iterator_the_server_made(child):
     assert child.serving()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("hid", [None, "1", 1.0, True, 10**9])
 def test_a_bad_handle_id_is_refused(child, hid):
     fields = {} if hid is None else {"id": hid}
@@ -396,12 +414,14 @@ def test_a_bad_handle_id_is_refused(child, hid):
     assert child.serving()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("op", ["bogus", "Cell", "ChildOp.CELL", "", None])
 def test_an_unknown_request_is_refused(child, op):
     assert child.error(op) == {"type": "WireError", "msg": f"unknown request {op!r}"}
     assert child.serving()
 
 
+@pytest.mark.process
 def test_release_drops_only_the_handles_named(child):
     kept, dropped = child.handle("box"), child.handle("box")
     assert child.value(ChildOp.RELEASE, ids=[dropped.id, "junk", None, 10**9]) is None
@@ -409,6 +429,7 @@ def test_release_drops_only_the_handles_named(child):
     assert child.value(ChildOp.LEN, id=kept.id) == 3
 
 
+@pytest.mark.process
 def test_the_guard_is_armed_once_with_a_well_formed_key(child):
     """The child was armed when it started: a second key (the notebook's, say) is refused."""
     assert child.error(ChildOp.ARM, key="ab" * 31) == {"type": "WireError", "msg": "bad key"}
@@ -417,6 +438,7 @@ def test_the_guard_is_armed_once_with_a_well_formed_key(child):
     assert child.serving()
 
 
+@pytest.mark.process
 def test_a_probe_runs_next_to_the_notebooks_function(child):
     from course.probes.core import call_watching_inputs
 
@@ -431,6 +453,7 @@ def test_a_probe_runs_next_to_the_notebooks_function(child):
     assert child.conn.take_events() == [] and child.serving()
 
 
+@pytest.mark.process
 def test_files_are_written_into_the_working_folder(child):
     reply = child.ask(ChildOp.FILES, [b"1,2\n", b"\x00\x01"], names=["data.csv", "deep/er/weights.bin"])
     assert reply["value"] is None, reply
@@ -439,6 +462,7 @@ def test_files_are_written_into_the_working_folder(child):
     assert child.cell("print(open('data.csv').read().strip())")["outputs"][0]["text"] == "1,2\n"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "names, count",
     [
@@ -467,6 +491,7 @@ def test_a_bad_file_list_is_refused_and_nothing_lands_outside(child, names, coun
     assert child.serving()
 
 
+@pytest.mark.process
 def test_exit_stops_the_server(fresh_child):
     fresh_child.channel.send({"op": ChildOp.EXIT})
     assert fresh_child.proc.wait(timeout=60) == 0
@@ -474,6 +499,7 @@ def test_exit_stops_the_server(fresh_child):
         fresh_child.channel.recv(deadline=time.monotonic() + 60)
 
 
+@pytest.mark.process
 def test_a_closed_channel_stops_the_server(fresh_child):
     """A child whose judge went away has nobody to serve: it ends rather than linger."""
     fresh_child.channel.close()

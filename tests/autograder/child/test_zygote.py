@@ -164,11 +164,13 @@ def serving(zygote: Zygote) -> bool:
     return zygote.ask({"op": "no-such-op"}) == {"error": "bad request 'no-such-op'"}
 
 
+@pytest.mark.process
 def test_the_zygote_says_ready_with_its_pid(zygote):
     assert zygote.ready == ({"ready": True, "pid": zygote.proc.pid}, [])
     assert zygote.proc.poll() is None
 
 
+@pytest.mark.process
 def test_a_forked_child_runs_cells_from_the_warm_shell(zygote):
     """The child is the zygote's own fork: torch is imported already and the cell runs in the child's folder."""
     before = set(zygote.folders())
@@ -183,6 +185,7 @@ def test_a_forked_child_runs_cells_from_the_warm_shell(zygote):
         assert zygote.kill(child) == {"ok": True}
 
 
+@pytest.mark.process
 def test_each_fork_is_a_fresh_copy(zygote):
     """What one notebook defines is not in another's namespace."""
     first, second = zygote.fork(), zygote.fork()
@@ -195,6 +198,7 @@ def test_each_fork_is_a_fresh_copy(zygote):
         zygote.kill(second)
 
 
+@pytest.mark.process
 def test_kill_stops_the_child_and_what_it_started_and_frees_its_folder(zygote):
     before = set(zygote.folders())
     child = zygote.fork()
@@ -211,6 +215,7 @@ def test_kill_stops_the_child_and_what_it_started_and_frees_its_folder(zygote):
     assert zygote.kill(child) == {"error": "bad request 'kill'"}
 
 
+@pytest.mark.process
 def test_kill_only_stops_a_child_the_zygote_forked(zygote):
     """A pid the zygote did not fork (here a process of the test's) is refused, and left alone."""
     bystander = subprocess.Popen(["sleep", "600"])
@@ -226,6 +231,7 @@ def test_kill_only_stops_a_child_the_zygote_forked(zygote):
         bystander.wait()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "raw",
     [
@@ -246,6 +252,7 @@ def test_a_bad_request_is_answered_and_the_zygote_keeps_serving(zygote, raw):
     assert serving(zygote) and zygote.proc.poll() is None
 
 
+@pytest.mark.process
 def test_the_descriptors_of_a_bad_request_are_closed(zygote):
     """Left open, each would keep a socket alive in the zygote for the whole run."""
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -259,6 +266,7 @@ def test_the_descriptors_of_a_bad_request_are_closed(zygote):
         theirs.close()
 
 
+@pytest.mark.process
 def test_a_judge_socket_forks_and_kills_but_cannot_add(zygote, judge):
     """Judges fork and kill on their own socket; only the coordinator's control socket hands over new sockets."""
     child = zygote.fork(sock=judge)
@@ -273,6 +281,7 @@ def test_a_judge_socket_forks_and_kills_but_cannot_add(zygote, judge):
         other.close()
 
 
+@pytest.mark.process
 def test_a_judge_kills_only_the_children_it_asked_for(zygote, judge):
     """A judge confused about a pid (or a stale one the kernel has reused) must not stop another judge's notebook."""
     other = zygote.fork()
@@ -283,11 +292,13 @@ def test_a_judge_kills_only_the_children_it_asked_for(zygote, judge):
         assert zygote.kill(other) == {"ok": True}
 
 
+@pytest.mark.process
 def test_a_closed_judge_socket_is_dropped_and_the_zygote_goes_on(zygote, judge):
     judge.close()
     assert serving(zygote) and zygote.proc.poll() is None
 
 
+@pytest.mark.process
 def test_a_child_dies_with_the_judge_socket_that_forked_it(zygote, judge):
     """A judge the pool kills (over its time or memory) leaves its notebook's child behind unless the zygote
     stops it: a child busy in a cell never notices, and would hold its memory (in the slot's cgroup, which the
@@ -300,6 +311,7 @@ def test_a_child_dies_with_the_judge_socket_that_forked_it(zygote, judge):
     assert gone(child.pid, timeout=20), "the child outlived its judge's socket"
 
 
+@pytest.mark.process
 def test_closing_the_control_socket_kills_the_children_and_ends_the_zygote(tmp_path):
     own = Zygote(tmp_path)
     try:
@@ -314,6 +326,7 @@ def test_closing_the_control_socket_kills_the_children_and_ends_the_zygote(tmp_p
         own.close()
 
 
+@pytest.mark.process
 def test_quiet_progress_bars_keeps_tqdm_from_starting_a_thread():
     """A thread alive in the child is reported as tampering: a progress bar must not start tqdm's monitor."""
     script = (
@@ -367,6 +380,7 @@ def test_discard_hands_a_folder_with_files_to_the_cleaner(tmp_path):
         os.close(w)
 
 
+@pytest.mark.process
 def test_the_cleaner_removes_the_folders_it_is_handed(tmp_path):
     folders = [tmp_path / "a", tmp_path / "b c"]
     for folder in folders:

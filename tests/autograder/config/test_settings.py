@@ -27,6 +27,7 @@ def test_every_setting_has_help_and_the_limits_defaults():
     assert set_by == {f.name for f in fields(Limits)}, "every limit has exactly one setting"
 
 
+@pytest.mark.process
 def test_help_config_lists_every_setting_with_its_default():
     done = subprocess.run(
         [sys.executable, "-m", "autograder", "--help-config"], capture_output=True, text=True, cwd=ROOT, check=True
@@ -54,6 +55,7 @@ def test_values_reach_the_limits_in_any_numeric_form(tmp_path):
     assert settings.read(root).cluster == "tls://s:8786"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "line, message",
     [

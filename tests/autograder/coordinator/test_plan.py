@@ -151,6 +151,7 @@ def test_the_note_names_the_first_five_files_left_out_and_counts_them_all(tmp_pa
 # ---------------------------------------------------------------- one job per notebook handed in
 
 
+@pytest.mark.process
 def test_one_job_per_notebook_handed_in_carrying_what_grading_it_needs(course):
     (course / "source" / LESSON / "table.csv").write_text("instructor's data")
     (student_folder(course, "eve")).mkdir(parents=True)
@@ -192,12 +193,14 @@ def test_one_job_per_notebook_handed_in_carrying_what_grading_it_needs(course):
     }
 
 
+@pytest.mark.process
 def test_an_assignment_not_released_is_refused_with_the_reason(course):
     (course / "submitted" / "ada" / "99_unknown").mkdir()
     (sub,) = planned(course, [("ada", "99_unknown")])
     assert sub.jobs == {} and "autograder release 99_unknown" in sub.reason
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "link",
     [
@@ -294,6 +297,7 @@ CHANGES = {
 }
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("what", list(CHANGES))
 def test_a_jobs_key_changes_with_what_its_result_depends_on_and_nothing_else(course, what):
     """A record is reused when its key matches: a key that misses an input reuses a stale grade, and one that
@@ -306,6 +310,7 @@ def test_a_jobs_key_changes_with_what_its_result_depends_on_and_nothing_else(cou
     assert {notebook for notebook in before if before[notebook] != after[notebook]} == expected
 
 
+@pytest.mark.process
 def test_a_key_is_the_same_for_the_same_work_wherever_and_whoever_hands_it_in(course, tmp_path):
     """A key names what was handed in, not where the course lies or who handed it in: a course moved keeps its
     records, and a copied notebook (with its files) gets the key of the original."""
@@ -317,6 +322,7 @@ def test_a_key_is_the_same_for_the_same_work_wherever_and_whoever_hands_it_in(co
     assert here[("cy", LESSON)] == here[("ada", LESSON)] and here[("cy", SECOND)] == here[("ada", SECOND)]
 
 
+@pytest.mark.process
 def test_a_key_changes_when_the_note_about_files_left_out_changes(course):
     """The note naming the files left out by the caps goes into the autograded notebook (the student's feedback):
     a file handed in past the cap must change the key, or the record without the note is reused."""
@@ -348,6 +354,7 @@ def names(to_run: list[dict]) -> set[tuple[str, str]]:
     return {(job["student"], job["notebook"]) for job in to_run}
 
 
+@pytest.mark.process
 def test_a_record_with_the_same_key_is_reused_and_force_grades_everything_again(course):
     state = course / plan.STATE_DIR
     subs = planned(course)
@@ -373,6 +380,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.process
 def test_a_record_only_a_killed_runs_journal_held_is_reused(course):
     """A run killed after grading a notebook kept its record in its journal: the next run folds it in before it
     plans, and does not grade that notebook again."""

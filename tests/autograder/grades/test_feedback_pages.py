@@ -21,16 +21,15 @@ from autograder import commands, stock
 from autograder.grades import feedback_pages, gradebook
 from autograder.authoring import samples
 from tests.autograder.grades.test_highlighting import SOURCE_TEXT
-from tests.conftest import copy_course
+from tests.conftest import released_copy
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def graded_class(tmp_path_factory) -> Path:
-    course = copy_course(tmp_path_factory.mktemp("feedback") / "course")
+def graded_class(tmp_path_factory, released_course) -> Path:
+    course = released_copy(released_course, tmp_path_factory.mktemp("feedback") / "course")
     lessons = commands.source_assignments(course)
-    commands.release(course, assignments=lessons, progress=False)
     samples.write_demo_class(course, assignments=lessons)
     commands.grade(course, assignments=lessons, progress=False)
     first = lessons[0]

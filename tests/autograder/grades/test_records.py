@@ -56,6 +56,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.process
 def test_the_journal_of_a_killed_run_is_folded_into_the_files(tmp_path):
     run = subprocess.run([sys.executable, "-c", KILLED_RUN, str(tmp_path), "300"], capture_output=True)
     assert run.returncode == -signal.SIGKILL

@@ -76,6 +76,7 @@ def fixture_class(tmp_path_factory) -> Path:
     return course
 
 
+@pytest.mark.process
 def test_items_csv_matches_hand_computation(fixture_class, tmp_path):
     out = tmp_path / "out"
     report.write_report(fixture_class, out=out)
@@ -93,6 +94,7 @@ def test_pearson_reference():
     assert report.pearson([2, 2, 0, 0, 2], [1, 0, 1, 0, 1]) == pytest.approx(1 / 6)
 
 
+@pytest.mark.process
 def test_mastery_per_concept(fixture_class):
     values = report.mastery(report.item_stats(fixture_class))
     # 01 (its title): earned 6 + 3 of (2 + 1) * 5 = 15; 02 (no source notebook: its id): earned 2 of 3.
@@ -155,6 +157,7 @@ def test_grading_time_comes_from_the_engine_records(tmp_path):
     assert report.grading_times(tmp_path / "nothing")[0][0] == "no timing records"
 
 
+@pytest.mark.process
 def test_lms_csv(fixture_class, tmp_path):
     path = report.write_lms_csv(fixture_class, to=tmp_path / "lms.csv")
     with path.open(encoding="utf-8") as fh:
@@ -164,6 +167,7 @@ def test_lms_csv(fixture_class, tmp_path):
     assert rows[4] == ["s4", "0", "0", "0", "4"]
 
 
+@pytest.mark.process
 def test_empty_gradebook_is_a_clear_error(tmp_path):
     course = tmp_path / "empty"
     course.mkdir()

@@ -246,6 +246,7 @@ def test_grade_job_puts_the_jobs_notes_on_top(judged):
     assert {k: v[0] for k, v in result["summary"]["grades"].items()} == FULL
 
 
+@pytest.mark.process
 @needs_sandbox
 def test_grade_job_answers_an_unreadable_submission_with_its_reason(judged):
     """A submission that is not notebook JSON is one result with the reason, never an exception in the judge."""

@@ -120,6 +120,7 @@ def _stdout(reply: dict) -> str:
     return "".join(o["text"] for o in reply["outputs"] if o.get("output_type") == "stream" and o["name"] == "stdout")
 
 
+@pytest.mark.process
 def test_cells_run_in_order_in_one_process_and_share_its_state(new_session):
     """A session that ran each cell in a fresh process, or out of order, would lose `x` or print the wrong sum."""
     session, failures = new_session(), []
@@ -135,6 +136,7 @@ def test_cells_run_in_order_in_one_process_and_share_its_state(new_session):
     assert session.raised == {"raise ValueError('not this one')"}
 
 
+@pytest.mark.process
 def test_a_probe_child_has_what_a_cell_that_raised_left_and_no_more(new_session):
     """A cell that raised after binding a name left that name in the notebook's process: the probe child has
     it too (else its absence would tell a function it is being measured), and not what came after the error."""
@@ -149,6 +151,7 @@ def test_a_probe_child_has_what_a_cell_that_raised_left_and_no_more(new_session)
         session.close_test_child(child, spoiled=False)
 
 
+@pytest.mark.process
 def test_a_cell_that_kills_its_process_is_replayed_away(new_session):
     """The next cell finds the earlier cells' state in a fresh child and nothing of the crashing cell; a replay
     that ran the crashing cell again would crash once more and record a failure."""
@@ -163,6 +166,7 @@ def test_a_cell_that_kills_its_process_is_replayed_away(new_session):
     assert session.forks == 2 and session.pid != first and failures == []
 
 
+@pytest.mark.process
 def test_a_cell_past_its_time_limit_fails_and_the_session_goes_on(new_session):
     """The hanging cell answers "timeout" (not an error, not a hang of the judge); the cells before it are back."""
     session, failures = new_session(), []
@@ -174,6 +178,7 @@ def test_a_cell_past_its_time_limit_fails_and_the_session_goes_on(new_session):
     assert session.forks == 2 and failures == [] and session.history == ["import time\nx = 5", "print(x)"]
 
 
+@pytest.mark.process
 def test_tamper_reports_come_out_of_take_events_once(new_session):
     """The guard's sealed reports reach the judge, even from a child that died right after sending them
     (`kill` keeps them); a session that dropped them with the dead child, or returned them twice, fails."""
@@ -191,6 +196,7 @@ def test_tamper_reports_come_out_of_take_events_once(new_session):
     assert any("sys.setprofile" in e for e in events), events
 
 
+@pytest.mark.process
 def test_close_stops_the_child(zygote, new_session):
     """After `close` no process forked for the session is left, and the zygote still runs; a close that
     neither asks the child to exit nor has the zygote kill it leaves the child waiting for its next cell."""

@@ -105,6 +105,7 @@ def test_free_names(source, expected):
     assert sorted(free_names(source)) == sorted(expected)
 
 
+@pytest.mark.process
 def test_values_come_back_as_data(child):
     verdict = child.run(
         "import numpy as np, torch\n"
@@ -120,6 +121,7 @@ def test_values_come_back_as_data(child):
     assert "student says hi" in text and "HI" in text
 
 
+@pytest.mark.process
 def test_objects_come_back_as_proxies(child):
     verdict = child.run(
         "assert box.size == 3\n"
@@ -132,12 +134,14 @@ def test_objects_come_back_as_proxies(child):
     assert verdict.passed, verdict
 
 
+@pytest.mark.process
 def test_an_object_whose_eq_is_always_true_gets_no_credit(child):
     assert not child.run("assert always == 5").passed
     verdict = child.run("from course.checks import check_equal\ncheck_equal(always, (2, 3))")
     assert not verdict.passed and verdict.ename == "CheckFailed"
 
 
+@pytest.mark.process
 def test_exceptions_map_to_builtins_or_sandbox_errors(child):
     verdict = child.run("boom('value')")
     assert (verdict.passed, verdict.ename, verdict.evalue) == (False, "ValueError", "bad value")
@@ -152,16 +156,19 @@ def test_exceptions_map_to_builtins_or_sandbox_errors(child):
     ).passed
 
 
+@pytest.mark.process
 def test_a_missing_name_is_a_name_error(child):
     verdict = child.run("not_defined_anywhere(1)")
     assert (verdict.passed, verdict.ename) == (False, "NameError")
 
 
+@pytest.mark.process
 def test_judge_objects_cannot_be_passed_in(child):
     verdict = child.run("double(lambda: 1)")
     assert (verdict.passed, verdict.ename) == (False, "TypeError")
 
 
+@pytest.mark.process
 def test_probes_run_in_the_child(child):
     verdict = child.run(
         "import torch\n"
@@ -175,6 +182,7 @@ def test_probes_run_in_the_child(child):
     assert verdict.passed, verdict
 
 
+@pytest.mark.process
 def test_a_call_that_kills_the_child_fails_the_item(fresh_child):
     verdict = fresh_child.run("die()")
     assert not verdict.passed and verdict.died and verdict.ename == "SandboxDied"
@@ -182,6 +190,7 @@ def test_a_call_that_kills_the_child_fails_the_item(fresh_child):
     assert not again.passed and again.died
 
 
+@pytest.mark.process
 def test_a_call_that_never_returns_fails_the_item(fresh_child):
     verdict = fresh_child.run("try:\n    spin()\nexcept BaseException:\n    pass", timeout=1)
     assert not verdict.passed and verdict.died and verdict.ename == "TimeoutError"

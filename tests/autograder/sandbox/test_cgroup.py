@@ -152,6 +152,7 @@ def test_two_runs_get_separate_folders(groups):
     assert not path.exists() and groups.root.path.is_dir()
 
 
+@pytest.mark.process
 def test_a_process_that_joins_is_counted_in_the_group(groups):
     """The child joins through the descriptor it was handed; it, a process it starts later and its memory count."""
     group = groups.create("notebook-0", LIMIT_MB)
@@ -186,6 +187,7 @@ def test_a_process_that_joins_is_counted_in_the_group(groups):
     assert members(group) == set()
 
 
+@pytest.mark.process
 def test_a_process_over_the_limit_is_oom_killed(groups):
     """A child that writes four times its group's limit is killed by the kernel and counted in `oom_kills`."""
     group = groups.create("notebook-0", LIMIT_MB)
@@ -213,6 +215,7 @@ def test_a_process_over_the_limit_is_oom_killed(groups):
     assert group.peak_bytes() <= LIMIT_MB * MB
 
 
+@pytest.mark.process
 def test_close_removes_every_folder_once_processes_are_gone(groups):
     """Groups that held a process, and groups that never did, all go; a second close is harmless."""
     group = groups.create("judge-0", LIMIT_MB)
@@ -249,6 +252,7 @@ class ReleasingClock:
             self.child.wait()
 
 
+@pytest.mark.process
 def test_close_waits_for_a_group_to_empty(groups, monkeypatch):
     group = groups.create("notebook-0", LIMIT_MB)
     fd = group.procs_fd()
@@ -271,6 +275,7 @@ def test_close_waits_for_a_group_to_empty(groups, monkeypatch):
     assert not root.exists()
 
 
+@pytest.mark.process
 def test_available_leaves_nothing_behind():
     """The probe `available` makes a group to know; it must remove it again."""
     parent = cgroup.Groups()

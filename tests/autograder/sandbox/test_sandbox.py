@@ -153,6 +153,7 @@ def _read_course(course: str) -> dict:
     }
 
 
+@pytest.mark.process
 @needs["landlock"]
 def test_course_folder_unreadable(tmp_path, course_dir):
     out, _ = run_confined(tmp_path, _read_course, str(course_dir))
@@ -176,6 +177,7 @@ def _write_outside(target: str) -> dict:
     }
 
 
+@pytest.mark.process
 @needs["landlock"]
 def test_writes_only_in_workdir(tmp_path):
     target = tmp_path / "outside"
@@ -198,6 +200,7 @@ def test_writes_only_in_workdir(tmp_path):
     assert control["create"] == "ok" and control["overwrite"] == "ok", control
 
 
+@pytest.mark.process
 @needs["landlock"]
 def test_open_by_handle_cannot_bypass_paths(tmp_path, course_dir):
     """The root worker keeps CAP_DAC_READ_SEARCH when Python lives under /root; file handles still obey Landlock."""
@@ -250,6 +253,7 @@ def _read_references() -> dict:
 REFERENCES = str(layers.hidden_paths()[0]) if layers.hidden_paths() else ""
 
 
+@pytest.mark.process
 @needs["landlock"]
 def test_the_instructor_references_are_unreadable(tmp_path):
     """Hidden tests' references live outside what the sandbox may read, however the project is installed."""
@@ -296,6 +300,7 @@ def _honest_work() -> dict:
     }
 
 
+@pytest.mark.process
 def test_honest_work_runs(tmp_path):
     out, report = run_confined(tmp_path, _honest_work)
     assert out == {
@@ -333,6 +338,7 @@ def _connect(port: int) -> dict:
     }
 
 
+@pytest.mark.process
 @needs["namespaces"]
 @needs["tcp"]
 @pytest.mark.parametrize(
@@ -348,6 +354,7 @@ def test_no_network(tmp_path, listener, off, blocked):
     assert {k for k, v in out.items() if v != "ok"} == blocked
 
 
+@pytest.mark.process
 @needs["namespaces"]
 def test_network_control_connects(tmp_path, listener):
     out, _ = run_confined(tmp_path, _connect, listener, off={"namespaces", "landlock"})
@@ -373,6 +380,7 @@ def decoy():
     proc.wait()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "off",
     [
@@ -390,6 +398,7 @@ def test_cannot_signal_the_grader(tmp_path, decoy, off):
         assert out["decoy"] in ("PermissionError", "ProcessLookupError")
 
 
+@pytest.mark.process
 def test_signal_control_kills(tmp_path, decoy):
     run_confined(tmp_path, _kill_parent, decoy.pid, off={"landlock", "namespaces", "uid"})
     assert decoy.wait(timeout=30) == -signal.SIGKILL
@@ -412,6 +421,7 @@ def _fork_storm(count: int) -> dict:
     return {"started": started, "error": None}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "off",
     [
@@ -430,6 +440,7 @@ def test_process_storm_capped(tmp_path, off):
     assert not _leftovers(tmp_path), "processes survived the worker"
 
 
+@pytest.mark.process
 def test_process_storm_control(tmp_path):
     out, _ = run_confined(tmp_path, _fork_storm, 60, limits=Limits(max_processes=12), off={"rlimits"})
     assert out == {"started": 60, "error": None}
@@ -455,6 +466,7 @@ def _grow_memory(mb: int) -> str:
     return attempt(lambda: bytearray(mb * 1024 * 1024))
 
 
+@pytest.mark.process
 def test_memory_capped(tmp_path):
     assert run_confined(tmp_path, _grow_memory, 768, limits=Limits(memory_mb=256))[0] == "MemoryError"
     assert run_confined(tmp_path, _grow_memory, 768, limits=Limits(memory_mb=256), off={"rlimits"})[0] == "ok"
@@ -468,6 +480,7 @@ def _big_file(mb: int) -> dict:
     return {"write": attempt(write), "size": os.path.getsize("big.bin") if os.path.exists("big.bin") else 0}
 
 
+@pytest.mark.process
 def test_file_size_capped(tmp_path):
     out, report = run_confined(tmp_path, _big_file, 3, limits=Limits(max_file_mb=1))
     assert out == {"write": "OSError", "size": 1024 * 1024}
@@ -483,6 +496,7 @@ def _burn_cpu(seconds: float) -> str:
     return "finished"
 
 
+@pytest.mark.process
 def test_cpu_time_capped(tmp_path):
     out, report = run_confined(tmp_path, _burn_cpu, 4.0, limits=Limits(notebook_timeout=1))
     assert out is None and os.WIFSIGNALED(report["status"]) and os.WTERMSIG(report["status"]) == signal.SIGKILL
@@ -494,6 +508,7 @@ def _inherited(fd: int) -> str:
     return attempt(lambda: os.fstat(fd))
 
 
+@pytest.mark.process
 def test_inherited_descriptors_closed(tmp_path):
     secret = open(tmp_path / "secret.txt", "w")  # an fd the grader happened to have open at fork
     try:
@@ -507,6 +522,7 @@ def _exit_code(code: int) -> None:
     os._exit(code)
 
 
+@pytest.mark.process
 def test_worker_exit_status_reaches_zygote(tmp_path):
     _, report = run_confined(tmp_path, _exit_code, 7)
     assert report["alive"] and os.waitstatus_to_exitcode(report["status"]) == 7
@@ -573,6 +589,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+@pytest.mark.process
 @needs["namespaces"]
 def test_kill_tree_leaves_nothing(tmp_path):
     worker, daemon = _kill_tree_case(tmp_path, set())
@@ -582,6 +599,7 @@ def test_kill_tree_leaves_nothing(tmp_path):
     assert not _leftovers(tmp_path)
 
 
+@pytest.mark.process
 @needs["namespaces"]
 @needs["uid"]
 def test_kill_tree_leaves_nothing_for_a_worker_forked_into_its_own_namespace(tmp_path):
@@ -614,6 +632,7 @@ def _wait_reparented(daemon: int, worker: int, timeout: float = 30.0) -> None:
     raise AssertionError(f"daemon {daemon} was not reparented within {timeout} s")
 
 
+@pytest.mark.process
 def test_kill_tree_control_misses_daemon(tmp_path):
     """Without the pid namespace and the private uid, a double-forked daemon escapes the kill."""
     worker, daemon = _kill_tree_case(tmp_path, {"namespaces", "uid", "landlock"})
@@ -630,6 +649,7 @@ def test_kill_tree_control_misses_daemon(tmp_path):
 # ---------------------------------------------------------------- refusing to run weak
 
 
+@pytest.mark.process
 def test_confine_refuses_when_a_layer_fails(tmp_path):
     def no_landlock(**_k):
         raise OSError(errno.ENOSYS, "Landlock is not available")
@@ -711,6 +731,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not CAPS["bwrap"], reason="bubblewrap is not installed or cannot create namespaces")
 def test_wrapped_zygote_sees_no_course_home_or_network(tmp_path, course_dir, listener):
     home = tmp_path / "home"
@@ -726,6 +747,7 @@ def test_wrapped_zygote_sees_no_course_home_or_network(tmp_path, course_dir, lis
     assert control["course"] == ["gradebook.db", "source", "submitted"] and control["net"] == "ok"
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not CAPS["bwrap"], reason="bubblewrap is not installed")
 def test_wrapped_zygote_can_confine_workers(tmp_path):
     """Inside bubblewrap the zygote still gives each worker its namespaces, uid and Landlock domain."""
@@ -791,6 +813,7 @@ print(data.decode())
 """
 
 
+@pytest.mark.process
 @pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which("setpriv") or not Path("/usr/bin/python3").exists(),
     reason="needs root to start an unprivileged user, and a system python3",
@@ -871,6 +894,7 @@ def _fill_scratch() -> dict:
     return out
 
 
+@pytest.mark.process
 def test_each_worker_gets_its_own_scratch_space(tmp_path):
     """Filling the folder (bytes, then inodes) fails with ENOSPC at the worker's own limits, and leaves nothing outside it."""
     out, _ = run_confined(tmp_path, _fill_scratch, limits=Limits(scratch_mb=4, scratch_files=200, max_file_mb=64))
@@ -883,6 +907,7 @@ def _environment() -> dict:
     return {"environ": dict(os.environ), "proc": open("/proc/self/environ", "rb").read().decode(errors="replace")}
 
 
+@pytest.mark.process
 def test_confine_keeps_only_the_allowed_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_TOKEN", "secret-in-the-graders-environment")
     out, _ = run_confined(tmp_path, _environment)
@@ -925,6 +950,7 @@ def _hold(mb: int, processes: int) -> str:
     return "".join("k" if os.WIFSIGNALED(os.waitpid(pid, 0)[1]) else "." for pid in kids)
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not CAPS["memory_cgroup"], reason="no memory cgroup for the grader here")
 def test_memory_is_limited_for_all_processes_together(tmp_path):
     """Six processes of 100 MB each under a 256 MB limit: the cgroup kills some, though each is under the per-process limit."""

@@ -59,6 +59,7 @@ def child_requests(child: Child) -> dict[ChildOp, dict]:
     }
 
 
+@pytest.mark.process
 def test_the_child_serves_every_declared_op_and_only_those(tmp_path):
     """Sent as the judge sends it, no declared operation is answered "unknown request" (`exit` ends serving);
     an undeclared one is, and the child goes on."""
@@ -89,6 +90,7 @@ def test_the_child_serves_every_declared_op_and_only_those(tmp_path):
         child.close()
 
 
+@pytest.mark.process
 def test_every_zygote_op_is_served(zygote):
     """`add` a judge's socket on the control socket, then `fork` and `kill` on the judge's, as the pool's judges do."""
     judge, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -107,6 +109,7 @@ def test_every_zygote_op_is_served(zygote):
         theirs.close()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("op", UNDECLARED)
 def test_the_zygote_refuses_an_undeclared_op(zygote, op):
     assert zygote.ask({"op": op}) == {"error": f"bad request {op!r}"}
