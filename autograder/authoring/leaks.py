@@ -17,7 +17,7 @@ import nbformat
 
 from autograder.rules import items
 
-MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")
+MARKERS = (*items.DELIMITERS.values(), "BEGIN MARK SCHEME")  # nbgrader's markers, as the course writes them
 REGIONS = ((items.BEGIN_SOLUTION, items.END_SOLUTION), (items.BEGIN_HIDDEN, items.END_HIDDEN))
 
 

@@ -19,10 +19,12 @@ from typing import Any
 
 import nbformat
 
+from autograder.rules import items
+
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 MAX_CELLS = 5000
-HIDDEN_BEGIN = "BEGIN HIDDEN TESTS"
-HIDDEN_END = "END HIDDEN TESTS"
+HIDDEN_BEGIN = items.BEGIN_HIDDEN.removeprefix("### ")  # nbgrader finds a marker anywhere in a line
+HIDDEN_END = items.END_HIDDEN.removeprefix("### ")
 HIDDEN_NOTE = "# hidden tests (run by the grader)"
 
 
