@@ -102,6 +102,7 @@ class Cluster:
         timeout: float = settings.Autograder.cluster_connect_timeout.default_value,
         check_interval: float = settings.Autograder.cluster_check_interval.default_value,
         stop_timeout: float = settings.Autograder.stop_timeout.default_value,
+        environment: tuple[str, ...] = (),
     ) -> None:
         from distributed import Client
 
@@ -115,6 +116,7 @@ class Cluster:
         self.address = address
         self.check_interval = check_interval  # a run with nothing finished checks the workers this often
         self.stop_timeout = stop_timeout  # for the client to close
+        self.environment = list(environment)  # c.Autograder.sandbox_environment, for the workers' pools
         try:
             self.client = Client(address, security=security, timeout=timeout, set_as_default=False)
         except Exception as exc:
@@ -234,6 +236,7 @@ class Cluster:
         a notebook carries the same template object (`jobs.load` reads it once): its text is made once, and a
         task carries it once for all its jobs of that notebook (the job names it in `template_ref`)."""
         ident = {k: job[k] for k in IDENT}
+        job = {**job, "environment": self.environment}  # a pool-level setting: the worker's pool follows it
         template = job.get("template")
         if not isinstance(template, dict):
             return ident, json.dumps(job), None, None

@@ -7,7 +7,11 @@ result per line, in any order. The first line out introduces the pool: whether i
 confinement layers this machine lacks (`sandbox.capabilities.missing_mechanisms`) and which grader code it
 runs. The pool stops when its input closes, which happens when the worker stops or dies.
 
-    python -m autograder.cluster.pool_server --workers N --threads T
+    python -m autograder.cluster.pool_server --workers N --threads T [--limits JSON] [--environment A,B]
+
+`--limits` and `--environment` are the course's pool-level settings (`c.Autograder.judge_memory_mb`,
+`stop_timeout`, `pool_start_timeout`, `sandbox_environment`), which a job carries; the hello repeats them,
+so the worker can tell which pool serves which course's settings.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.config.limits import as_dict, from_dict
 from autograder.judge import jobs
 from autograder.judge.pool import JudgePool
 from autograder.sandbox import capabilities
@@ -62,7 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workers", type=int, required=True, help="judge processes (notebooks graded at once)")
     parser.add_argument("--threads", type=int, required=True, help="torch threads of each sandboxed child")
+    parser.add_argument(
+        "--limits", default="{}", help="the course's limits as JSON (`config.limits.as_dict`); defaults otherwise"
+    )
+    parser.add_argument(
+        "--environment", default="", help="comma-separated names of variables student code may also see"
+    )
     args = parser.parse_args(argv)
+    try:
+        limits = from_dict(json.loads(args.limits))
+    except (ValueError, TypeError) as exc:
+        parser.error(f"--limits must be a JSON object of limits: {exc}")
+    environment = tuple(name for name in args.environment.split(",") if name)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker decides when we stop: it closes our input
     # Results go out on a copy of stdout; everything else anyone here prints goes to stderr.
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -77,11 +93,19 @@ def main(argv: list[str] | None = None) -> int:
         "pid": os.getpid(),
         "code": jobs.course_code_hash(),
         "missing": capabilities.missing_mechanisms(),
+        "settings": {"limits": as_dict(limits), "environment": list(environment)},
     }
     scratch = Path(tempfile.mkdtemp(prefix="autograder-pool-"))
     try:
         # Confinement is checked per job (a job says whether the instructor allowed a weak sandbox).
-        pool = JudgePool(scratch, max(1, args.workers), max(1, args.threads), allow_weak_sandbox=True)
+        pool = JudgePool(
+            scratch,
+            max(1, args.workers),
+            max(1, args.threads),
+            allow_weak_sandbox=True,
+            limits=limits,
+            environment=environment,
+        )
     except Exception as exc:
         shutil.rmtree(scratch, ignore_errors=True)
         send({**hello, "error": f"the grading pool did not start: {type(exc).__name__}: {exc}"})

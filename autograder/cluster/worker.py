@@ -22,10 +22,11 @@ import threading
 
 from distributed import WorkerPlugin
 
+from autograder.config.limits import as_dict, from_dict
 from autograder.judge.jobs import IDENT, failed_result
 
 PLUGIN_NAME = "autograder-pool"
-POOL_START_TIMEOUT = 600.0  # a cold machine imports torch twice (zygote and judges)
+POOL_LIMITS = ("judge_memory_mb", "stop_timeout", "pool_start_timeout")  # applied by the pool, not per job
 POOL_STOP_TIMEOUT = 30.0  # for the pool's process to exit when its worker closes
 POLL_S = 5.0  # how often a job waiting for its answer checks that the pool is alive
 
@@ -33,7 +34,9 @@ POLL_S = 5.0  # how often a job waiting for its answer checks that the pool is a
 class _PoolProcess:
     """One `cluster.pool_server` process and the jobs waiting on its answers."""
 
-    def __init__(self, workers: int, threads: int) -> None:
+    def __init__(self, workers: int, threads: int, settings: str | None = None) -> None:
+        self.settings = settings or pool_settings({})
+        chosen = json.loads(self.settings)
         argv = [
             sys.executable,
             "-m",
@@ -42,6 +45,10 @@ class _PoolProcess:
             str(workers),
             "--threads",
             str(threads),
+            "--limits",
+            json.dumps(chosen["limits"]),
+            "--environment",
+            ",".join(chosen["environment"]),
         ]
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tempfile.gettempdir(), text=True, encoding="utf-8"
@@ -121,27 +128,35 @@ class _PoolProcess:
 
 
 class PoolHost:
-    """A worker's grading pool: started once, started again if it stopped."""
+    """A worker's grading pool: started once, started again if it stopped or a course asks for other pool settings."""
 
     def __init__(self, *, workers: int, threads: int, name: str) -> None:
         self.workers, self.threads, self.name = workers, threads, name
         self.lock = threading.Lock()
         self.current: _PoolProcess | None = None
 
-    def process(self) -> _PoolProcess:
+    def process(self, settings: str | None = None) -> _PoolProcess:
+        """The running pool, started (again) when it stopped or when a job asks for other pool settings
+        (a job still in flight on the pool it replaces fails with a reason naming this worker)."""
+        settings = settings or pool_settings({})
         with self.lock:
-            if self.current is None or not self.current.alive():
-                self.current = _PoolProcess(self.workers, self.threads)
-            return self.current
+            old = self.current
+            if old is not None and old.alive() and old.settings == settings:
+                return old
+            new = self.current = _PoolProcess(self.workers, self.threads, settings)
+        if old is not None and old.alive():
+            threading.Thread(target=old.stop, name="autograder-pool-stop", daemon=True).start()
+        return new
 
     def grade(self, text: str) -> str:
         """The JSON result of one job (JSON text), naming this worker; or why it refuses the job."""
         job = json.loads(text)
-        pool = self.process()
-        if pool.ready.wait(POOL_START_TIMEOUT):
+        pool = self.process(pool_settings(job))
+        wait = from_dict(job.get("limits", {})).pool_start_timeout  # the course's c.Autograder.pool_start_timeout
+        if pool.ready.wait(wait):
             refused = refusal(pool.hello or {}, job, self.name)
         else:
-            refused = f"worker {self.name}: its grading pool did not start within {POOL_START_TIMEOUT:g} s"
+            refused = f"worker {self.name}: its grading pool did not start within {wait:g} s"
         if refused:
             return json.dumps({"refused": refused, "worker": self.name})
         result = pool.grade(job, text)
@@ -155,6 +170,17 @@ class PoolHost:
             current, self.current = self.current, None
         if current is not None:
             current.stop()
+
+
+def pool_settings(job: dict) -> str:
+    """The settings a job's course gives the pool itself (not each notebook), as canonical JSON text: the
+    limits the pool applies (`POOL_LIMITS`) and the names of `c.Autograder.sandbox_environment`."""
+    limits = as_dict(from_dict(job.get("limits") or {}))
+    environment = job.get("environment") or []
+    return json.dumps(
+        {"limits": {name: limits[name] for name in POOL_LIMITS}, "environment": sorted(map(str, environment))},
+        sort_keys=True,
+    )
 
 
 def refusal(hello: dict, job: dict, name: str) -> str | None:

@@ -97,7 +97,7 @@ class Autograder(Configurable):
     pool_start_timeout = _limit(
         CFloat,
         "pool_start_timeout",
-        "seconds the grading pool (the zygote and the judges, which import torch) has to start",
+        "seconds the grading pool (the zygote and the judges, which import torch) has to start, here or on a Dask worker",
     )
     judge_grace = _limit(
         CFloat,

@@ -119,6 +119,7 @@ def _start_pool(
             timeout=options.cluster_connect_timeout,
             check_interval=options.cluster_check_interval,
             stop_timeout=options.stop_timeout,
+            environment=tuple(options.sandbox_environment),
         )
         return pool, 0
     count = max(1, min(workers or os.cpu_count() or 1, jobs_count))

@@ -481,6 +481,27 @@ def test_a_worker_running_other_grader_code_stops_the_run(cluster, tls, postgres
     assert not records(course)
 
 
+def _pool_settings(dask_worker) -> dict:
+    return dask_worker.plugins[cluster_worker.PLUGIN_NAME].host.current.hello["settings"]
+
+
+def test_the_courses_pool_settings_are_in_force_on_every_worker(
+    cluster, certs, tls, postgres, released, local, tmp_path
+):
+    """`judge_memory_mb` and `sandbox_environment` are set for the pool, not per notebook: a course that sets them
+    gets them on every worker's pool (the plugin started those on the defaults), and the same scores."""
+    course = class_copy(released, postgres, tmp_path / "course", "demo_pool_settings")
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as handle:
+        handle.write('\nc.Autograder.judge_memory_mb = 3000\nc.Autograder.sandbox_environment = ["COURSE_DATA"]\n')
+    results = commands.grade(course, cluster=cluster.address, progress=False)
+    assert_like_local(course, results, local)
+    with observe(cluster, certs) as client:
+        in_force = client.run(_pool_settings)
+    assert len(in_force) == 2
+    for settings in in_force.values():
+        assert (settings["limits"]["judge_memory_mb"], settings["environment"]) == (3000, ["COURSE_DATA"])
+
+
 # ---------------------------------------------------------------- faults
 
 
@@ -695,9 +716,10 @@ json_values = st.recursive(
 )
 def test_a_task_reads_back_as_its_jobs_each_with_its_template(planned, templates):
     """A task carries each template once, however many of its jobs share it; the worker reads back every
-    job whole, in order. Template 2 is none at all: that job is sent as it is."""
+    job whole, in order, with the course's pool settings. Template 2 is none at all: that job is sent as it is."""
     coordinator = cluster_mod.Cluster.__new__(cluster_mod.Cluster)  # no client: only the task's text is made
     coordinator._templates, coordinator._names = {}, itertools.count()
+    coordinator.environment = ["COURSE_DATA"]  # c.Autograder.sandbox_environment, added to every job
     made = [
         dict(rest, key=f"k{n}", student="s", assignment="a", notebook="n", template=templates[t] if t < 2 else "none")
         for n, (rest, t) in enumerate(planned)
@@ -708,7 +730,7 @@ def test_a_task_reads_back_as_its_jobs_each_with_its_template(planned, templates
         text = cluster_worker.task_text([part[1:] for part in parts])
         assert len(json.loads(text)["templates"]) == len({t for _, t in planned if t < 2})
         got = [json.loads(job_text) for job_text in cluster_worker.task_jobs(text)]
-        assert got == [json.loads(json.dumps(job)) for job in made]
+        assert got == [json.loads(json.dumps({**job, "environment": ["COURSE_DATA"]})) for job in made]
 
 
 answers = st.lists(

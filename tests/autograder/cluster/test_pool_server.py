@@ -21,7 +21,7 @@ import pytest
 
 from autograder.authoring import samples
 from autograder.cluster.pool_server import LineFeed
-from autograder.config.limits import Limits
+from autograder.config.limits import Limits, as_dict
 from autograder.coordinator import plan
 from autograder.judge import jobs
 from autograder.sandbox import capabilities
@@ -218,6 +218,7 @@ def test_the_hello_comes_first_and_carries_the_coordinators_code_hash(server, ti
         "pid": server.proc.pid,
         "code": jobs.course_code_hash(),
         "missing": capabilities.missing_mechanisms(),
+        "settings": {"limits": as_dict(Limits()), "environment": []},  # started without the course's settings
     }
     assert {job["code"] for job in tiny_jobs.values()} == {hello["code"]}
 

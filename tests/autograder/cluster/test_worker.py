@@ -26,7 +26,7 @@ from autograder.cluster.worker import (
     refusal,
     task_text,
 )
-from autograder.config.limits import Limits
+from autograder.config.limits import Limits, as_dict
 from autograder.sandbox import capabilities
 from tests.autograder.cluster.test_pool_server import (
     descendants,
@@ -258,3 +258,37 @@ def test_the_task_on_a_dask_worker_with_the_plugin(tiny_jobs, seen):
             for pid, start in list(pools.items()):
                 pools.update(descendants(pid))
     wait_for(lambda: not any(running(pid, start) for pid, start in pools.items()), "the worker's pools to stop")
+
+
+@pytest.mark.process
+def test_a_worker_waits_for_its_pool_as_long_as_the_course_says(host, seen):
+    """The wait is the course's `c.Autograder.pool_start_timeout`, carried by the job: a pool that cannot
+    import torch within it refuses the job with that figure."""
+    answer = json.loads(host.grade(json.dumps({"limits": {"pool_start_timeout": 0.01}})))
+    seen.update(pool_tree(host.current))
+    host.current.proc.kill()  # no need to wait for a pool nobody will use
+    assert answer == {"refused": "worker w-test: its grading pool did not start within 0.01 s", "worker": "w-test"}
+
+
+@pytest.mark.process
+def test_the_pool_takes_the_courses_pool_settings_and_starts_again_when_they_change(host, seen):
+    """`judge_memory_mb`, `stop_timeout`, `pool_start_timeout` and `sandbox_environment` are the pool's own;
+    on a Dask worker they come with the job, and a pool started with other ones is replaced."""
+    course = {"judge_memory_mb": 1234, "stop_timeout": 3.0, "pool_start_timeout": 300.0, "cell_timeout": 7.0}
+    job = {"limits": course, "environment": ["AUTOGRADER_COURSE_DATA"], "code": OTHER_CODE}
+    answer = json.loads(host.grade(json.dumps(job)))
+    first = host.current
+    seen.update(pool_tree(first))
+    assert answer["refused"].startswith("worker w-test runs other grader code")
+    limits = as_dict(Limits(judge_memory_mb=1234, stop_timeout=3.0, pool_start_timeout=300.0))
+    assert first.hello["settings"] == {"limits": limits, "environment": ["AUTOGRADER_COURSE_DATA"]}
+
+    json.loads(host.grade(json.dumps({**job, "limits": {**course, "cell_timeout": 30.0}})))
+    assert host.current is first, "a limit applied per notebook does not restart the pool"
+
+    json.loads(host.grade(json.dumps({"code": OTHER_CODE})))
+    seen.update(pool_tree(host.current))
+    assert host.current is not first and host.current.hello["settings"] == {
+        "limits": as_dict(Limits()),
+        "environment": [],
+    }
