@@ -98,10 +98,14 @@ def pytest_collection_modifyitems(config, items):
         return
     kept, dropped = [], []
     for item in items:
-        (dropped if lanes.is_heavy(m.name for m in item.iter_markers()) else kept).append(item)
+        (dropped if _heavy(item) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def _heavy(item) -> bool:
+    return lanes.is_heavy(m.name for m in item.iter_markers())
 
 
 def _lane(item):
@@ -109,7 +113,7 @@ def _lane(item):
 
     Teardown is left alone: a session fixture a marked test started may stop after an unmarked one.
     """
-    if lanes.is_heavy(m.name for m in item.iter_markers()):
+    if _heavy(item):
         return contextlib.nullcontext()
     return lanes.refusing_processes(item.nodeid)
 

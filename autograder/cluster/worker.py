@@ -34,9 +34,9 @@ POLL_S = 5.0  # how often a job waiting for its answer checks that the pool is a
 class _PoolProcess:
     """One `cluster.pool_server` process and the jobs waiting on its answers."""
 
-    def __init__(self, workers: int, threads: int, settings: str | None = None) -> None:
-        self.settings = settings or pool_settings({})
-        chosen = json.loads(self.settings)
+    def __init__(self, workers: int, threads: int, settings: str) -> None:
+        self.settings = settings  # `pool_settings` text: the pool server's --limits and --environment
+        chosen = json.loads(settings)
         argv = [
             sys.executable,
             "-m",

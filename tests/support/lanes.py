@@ -2,10 +2,10 @@
 
 A test that starts another process (a sandboxed child, the command line, a notebook kernel, a pool,
 a hub, a cluster or a browser) carries one of the `HEAVY` markers. Every other test runs inside the
-pytest process, and `refusing_processes` holds it to that: while an unmarked test sets up, runs or
-tears down, any attempt to start a process fails it with one line naming the marker it lacks. So
-`pytest --fast` (unmarked tests only) stays fast without anyone timing it, and a marker cannot go
-missing unnoticed.
+pytest process, and `refusing_processes` holds it to that: while an unmarked test sets up or runs
+(its teardown may stop what a marked test started), any attempt to start a process fails it with one
+line naming the marker it lacks. So `pytest --fast` (unmarked tests only) stays fast without anyone
+timing it, and a marker cannot go missing unnoticed.
 """
 
 from __future__ import annotations
