@@ -73,7 +73,7 @@ print("made directly on the lesson's device:", on_device.device)
 # | Number of dimensions | `a.ndim` | `t.dim()` or `t.ndim` |
 # | Indexing, slicing, masks | `a[0]`, `a[1:3]`, `a[:, 0]`, `a[a > 0]` | the same |
 # | Reversing with a negative step | `a[::-1]`, a free view | not allowed; `torch.flip` makes a copy |
-# | Converting | `torch.from_numpy(a)` gives a tensor | `t.numpy()` gives an array (only from a CPU tensor that does not require grad, in a dtype NumPy has: not bfloat16) |
+# | Converting | `torch.from_numpy(a)` gives a tensor | `t.numpy()` gives an array (from a CPU tensor in a dtype NumPy has, not bfloat16; a tensor that requires grad is refused outside `torch.no_grad()`, so `.detach()` it first) |
 #
 # So which one should you use? If you only need numerical processing (statistics on a table, a
 # simulation, image arithmetic), NumPy may be enough, and it is one dependency less. Reach for tensors
@@ -171,8 +171,8 @@ for dev in test_devices(meta=True):
 # Which of these does a 3D tensor most naturally hold?
 #
 # - **A.** a single number
-# - **B.** a table of numbers, such as a spreadsheet
-# - **C.** a single colour image (channels, height, width)
+# - **B.** a table of numbers
+# - **C.** one colour image
 # - **D.** a batch of colour images
 
 # %% answer answer_rank_meaning quiz=recall
@@ -203,7 +203,7 @@ check_key(answer_rank_meaning, "C", name="answer_rank_meaning",
 # same thing, and `t.size(1)` the size of one dimension. `t.numel()` is the total number of elements,
 # the product of the sizes.
 #
-# Reading shapes is the skill that pays back most in PyTorch: most bugs in a training pipeline are a
+# Reading shapes is the skill that pays back most in PyTorch: many bugs in a training pipeline are a
 # tensor with the wrong shape somewhere. Print shapes often.
 
 # %%
@@ -389,6 +389,11 @@ check_key(answer_index_shape, (4, 3), name="answer_index_shape",
 # As in NumPy, a slice is a *view*: it shares memory with the tensor it came from, so writing into
 # the slice writes into the original. A mask works for assignment too. Use `.clone()` when you want
 # an independent copy.
+#
+# Two spellings that look alike differ here. `row += 1` (like `row.add_(1)`) changes `row`'s own
+# entries **in place**, so through a view it changes the original too. `row = row + 1` computes a
+# new tensor and then points the name `row` at it: the original, and the memory `row` used to
+# view, are left as they were.
 
 # %%
 y = torch.arange(12).reshape(3, 4)
@@ -400,6 +405,13 @@ print("after y[y % 2 == 1] = -1:\n", y)
 safe = y[0].clone()
 safe[:] = 0
 print("the clone changed, y[0] did not:", safe.tolist(), y[0].tolist())
+
+z = torch.zeros(2, 3)
+first_row = z[0]
+first_row += 1
+print("after first_row += 1:", z.tolist())
+first_row = first_row + 1
+print("after first_row = first_row + 1:", z.tolist(), "and first_row is now", first_row.tolist())
 
 # %% [markdown]
 # ### Quiz: writing through a column
@@ -413,16 +425,16 @@ print("the clone changed, y[0] did not:", safe.tolist(), y[0].tolist())
 #
 # What is `total`?
 #
-# - **A.** `tensor(0.)`: `col` is a copy of the column, so `grid` is still all zeros.
-# - **B.** `tensor(5.)`: `col += 5` adds 5 once, to the column as a whole.
-# - **C.** `tensor(10.)`: `col` is a view of the two entries of column 1, and both get 5.
-# - **D.** `tensor(30.)`: the 5 is broadcast to all six entries of `grid`.
+# - **A.** `tensor(0.)`
+# - **B.** `tensor(5.)`
+# - **C.** `tensor(30.)`
+# - **D.** `tensor(10.)`
 
 # %% answer answer_slice_view quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_slice_view = None
 ### BEGIN SOLUTION
-answer_slice_view = "C"
+answer_slice_view = "D"
 ### END SOLUTION
 
 # %% test answer_slice_view points=1
@@ -434,16 +446,19 @@ passed("answer_slice_view", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_slice_view, "C", name="answer_slice_view",
+check_key(answer_slice_view, "D", name="answer_slice_view",
           why="grid[:, 1] is a view of column 1: two entries (one per row) in grid's own memory. col += 5 "
-              "writes 5 into each of them, so grid holds two 5s and sums to 10.")
+              "writes 5 into each of them in place, so grid holds two 5s and sums to 10 (not 0: col is no copy; "
+              "not 30: only column 1 is written).")
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## The (batch, channels, height, width) layout
 #
-# Image models in PyTorch expect a batch of images as one rank-4 tensor laid out as
-# `(batch, channels, height, width)`, often written `(B, C, H, W)` or "channels first". A batch of 16
+# Image models in PyTorch work on a batch of images: one rank-4 tensor laid out as
+# `(batch, channels, height, width)`, often written `(B, C, H, W)` or "channels first". (A layer
+# such as `nn.Conv2d` also takes a single image of rank 3, `(C, H, W)`, but training and inference
+# run on batches.) A batch of 16
 # RGB images of 48x64 pixels (48 rows, 64 columns) has shape `(16, 3, 48, 64)`: `x[i]` is image `i`, `x[i, 0]` its red
 # channel, and `x[i, c, h, w]` one number, the brightness of channel `c` at row `h`, column `w`.
 #
@@ -544,8 +559,8 @@ check_key(answer_batch_shape, (32, 3, 224, 224), name="answer_batch_shape",
 # %% [markdown]
 # ## Putting it together: a batch from images of different sizes
 #
-# `torch.stack` joins tensors of one shape along a new first dimension, and refuses tensors of
-# different shapes. Real data is rarely that tidy: scanned digits, crops and photos come in many
+# `torch.stack` joins tensors of one shape along a new dimension (the first one, unless you pass
+# `dim`), and refuses tensors of different shapes. Real data is rarely that tidy: scanned digits, crops and photos come in many
 # sizes. The usual way out is **padding**: make a zero tensor big enough for the largest item, copy
 # each item into one corner of it with a slice assignment, and keep a **mask**, a bool tensor that
 # is `True` where an entry is real data and `False` where it is padding, so that later steps (an

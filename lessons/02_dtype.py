@@ -98,10 +98,10 @@ print("asked for:            ", torch.tensor([1, 2], dtype=torch.float32).dtype,
 #
 # What is the dtype of `torch.tensor([1, 2, 3])`?
 #
-# - **A.** `torch.float32`, PyTorch's default dtype
-# - **B.** `torch.int32`, the integer partner of the default `float32`
+# - **A.** `torch.float32`
+# - **B.** `torch.int32`
 # - **C.** `torch.int64`
-# - **D.** `torch.uint8`, the smallest dtype that holds 1, 2 and 3
+# - **D.** `torch.uint8`
 
 # %% answer answer_int_dtype quiz=recall
 # One upper-case letter as a string, for example "A".
@@ -156,9 +156,9 @@ print("float32 weights * float64 features ->", (weights * features).dtype)
 #
 # With `a = np.array([1.0, 2.0])`, what is the dtype of `torch.from_numpy(a)`?
 #
-# - **A.** `torch.float32`, since PyTorch converts floats to its default dtype
-# - **B.** `torch.float16`, the smallest float that holds 1.0 and 2.0 exactly
-# - **C.** none: `from_numpy` raises, because it only accepts `float32` arrays
+# - **A.** `torch.float32`
+# - **B.** `torch.float16`
+# - **C.** `from_numpy` raises an error
 # - **D.** `torch.float64`
 
 # %% answer answer_numpy_float_dtype quiz=recall
@@ -432,10 +432,10 @@ print("torch.result_type(ints, 2.5):", torch.result_type(ints, 2.5))
 # `h = torch.ones(4, dtype=torch.float16)` and `s = torch.tensor(0.1, dtype=torch.float64)`, a 0-d tensor.
 # What is the dtype of `h * s`?
 #
-# - **A.** `torch.float64`: the wider float wins.
-# - **B.** `torch.float32`: PyTorch's default dtype settles the tie.
-# - **C.** `torch.float16`: a 0-d tensor of the same kind does not change the result.
-# - **D.** none: PyTorch raises, because the two dtypes differ.
+# - **A.** `torch.float64`
+# - **B.** `torch.float32`
+# - **C.** `torch.float16`
+# - **D.** PyTorch raises an error
 
 # %% answer answer_zero_d_promotion quiz=rule
 # One upper-case letter as a string, for example "A".
@@ -484,16 +484,16 @@ print("through int16, clamped:   ", brighter)
 #
 # What is `m`?
 #
-# - **A.** `tensor(260.)`: the cast to float32 comes before the mean, so nothing is lost.
-# - **B.** `tensor(137.5)`: 500 does not fit, so `uint8` stops at 255.
-# - **C.** `tensor(132.)`
-# - **D.** none: `mean` raises, because `x` holds integers.
+# - **A.** `tensor(260.)`
+# - **B.** `tensor(132.)`
+# - **C.** `tensor(137.5)`
+# - **D.** `mean` raises an error
 
 # %% answer answer_uint8_wrap quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_uint8_wrap = None
 ### BEGIN SOLUTION
-answer_uint8_wrap = "C"
+answer_uint8_wrap = "B"
 ### END SOLUTION
 
 # %% test answer_uint8_wrap points=1
@@ -505,7 +505,7 @@ passed("answer_uint8_wrap", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_uint8_wrap, "C", name="answer_uint8_wrap",
+check_key(answer_uint8_wrap, "B", name="answer_uint8_wrap",
           why="x + x is computed in uint8 before the cast: 250 + 250 = 500 wraps around to 500 - 256 = 244 (uint8 does "
               "not stop at 255), and 10 + 10 = 20. The float32 mean of 244 and 20 is 132; mean only refuses ints, and "
               "here it gets floats.")
@@ -640,10 +640,10 @@ for source in (torch.tensor([1, 2, 3]), torch.tensor([[True, False]]), torch.ten
 # With `layer = nn.Linear(3, 2)` and
 # `x = torch.tensor([[1, 2, 3]])`, what happens on `layer(x)`?
 #
-# - **A.** a `RuntimeError` saying the dtypes do not match (`Long` and `Float`)
-# - **B.** it works: the layer casts `x` to `float32` itself
-# - **C.** it works and returns an `int64` result, because the input was `int64`
-# - **D.** a `TypeError`, because `nn.Linear` only accepts NumPy arrays
+# - **A.** a `RuntimeError`
+# - **B.** it returns a `float32` result
+# - **C.** it returns an `int64` result
+# - **D.** a `TypeError`
 
 # %% answer answer_linear_int_input quiz=recall
 # One upper-case letter as a string, for example "A".

@@ -48,9 +48,12 @@ print(torch.get_default_device())
 # %% [markdown]
 # Besides `cpu` and `cuda`, PyTorch has a device called `meta`. A meta tensor has a shape and a
 # dtype but **no values at all**: no memory is set aside for its numbers. PyTorch treats it as a
-# device of its own, with the same "one device per operation" rule as a real GPU, so this lesson (and
-# its tests) use it to show device rules on machines without a GPU. It is not a GPU and computes
-# nothing; printing one shows `...` where the values would be.
+# device of its own: adding, multiplying or concatenating a CPU tensor and a meta tensor raises a
+# device-mismatch error, as it would with a GPU tensor, so this lesson uses it to show device rules
+# on machines without a GPU. The stand-in is not exact: a matrix product of a CPU matrix and a meta
+# matrix runs, and gives a CPU tensor whose numbers mean nothing, where a GPU matrix would be
+# refused. A meta tensor is not a GPU and computes nothing; printing one shows `...` where the
+# values would be.
 
 # %%
 m = torch.zeros(2, 3, device="meta")
@@ -64,9 +67,9 @@ print(m)
 # given, and no default changed)?
 #
 # - **A.** On the CPU.
-# - **B.** On the GPU, since PyTorch uses the GPU whenever there is one.
-# - **C.** On the `meta` device, until its values are first read.
-# - **D.** On whichever device the previous tensor was created on.
+# - **B.** On the GPU.
+# - **C.** On the `meta` device.
+# - **D.** On the device of the tensor made just before it.
 
 # %% answer answer_default_device quiz=recall
 # One upper-case letter as a string, for example "A".
@@ -112,7 +115,12 @@ check_key(answer_default_device, "A", name="answer_default_device",
 # (`pip install torch --index-url https://download.pytorch.org/whl/cpu`) gives a much smaller
 # CPU-only build; for a GPU on Windows, or a particular CUDA version, the selector on pytorch.org
 # gives the command. `torch.version.cuda` tells you which one you have: the CUDA version the build was
-# made for, or `None` for a CPU-only build, whose version string ends in `+cpu`.
+# made for, or `None` for a CPU-only build.
+#
+# CUDA is not the only accelerator PyTorch drives: Apple's GPUs (`mps`) and Intel's (`xpu`) have
+# their own device types. `torch.accelerator.current_accelerator()` names whichever one the machine
+# has (`None` when there is none), and `torch.accelerator.is_available()` says whether there is one.
+# This course's idiom and tests name CUDA, the accelerator its GPU machines have.
 
 # %%
 print(device, "| type:", device.type, "| index:", device.index)
@@ -123,6 +131,7 @@ print("made with device =", device, "-> made.device is", made.device, "| made.de
 print(torch.device("cuda:1").type, torch.device("cuda:1").index)
 print(torch.device("cpu") == torch.device("cpu"), torch.device("cpu") == torch.device("meta"))
 print("this build:", torch.__version__, "| torch.version.cuda:", torch.version.cuda)
+print("accelerator:", torch.accelerator.current_accelerator(), "| available:", torch.accelerator.is_available())
 
 # %% [markdown]
 # A string such as `"cuda"` is accepted almost everywhere a device is, but a `torch.device` is the
@@ -151,10 +160,10 @@ print("this build:", torch.__version__, "| torch.version.cuda:", torch.version.c
 #
 # What are `same` and `named`?
 #
-# - **A.** `True` and `True`: all four name the one GPU.
+# - **A.** `True` and `True`
 # - **B.** `True` and `False`
-# - **C.** `False` and `False`: `a` was made with a string, `b` with a `torch.device`.
-# - **D.** `False` and `True`: only `a` and `torch.device("cuda")` were made from the same words.
+# - **C.** `False` and `False`
+# - **D.** `False` and `True`
 
 # %% answer answer_device_index quiz=rule
 # One upper-case letter as a string, for example "A".
@@ -260,7 +269,7 @@ print(same is model, model.weight.device)
 # (the result is not assigned). Where does `x` live afterwards?
 #
 # - **A.** On the GPU: `.to` moved it there.
-# - **B.** Still on the CPU: `.to` returned a new tensor on the GPU, and nothing kept it.
+# - **B.** Still on the CPU: `.to` gave back a new tensor.
 # - **C.** On both: `x` now keeps a copy in each memory.
 # - **D.** Nowhere: `.to` freed the CPU memory, so `x` is now empty.
 
@@ -475,7 +484,7 @@ check_nested(result, nested_batch("meta"), what="move_batch(nested batch, 'meta'
 #
 # On a GPU machine, the cell below adds a CPU tensor and a GPU tensor for real; the message starts
 # with "Expected all tensors to be on the same device" and names both devices. Without a GPU it adds
-# a CPU tensor and a `meta` tensor instead. The rule is the same one, and so is the exception type;
+# a CPU tensor and a `meta` tensor instead. For `+` the rule is the same one, and so is the exception type;
 # what differs is the wording (the message says a tensor "is not on the expected device") and that a
 # meta tensor has no numbers, so nothing would have been computed even with matching devices.
 
@@ -498,6 +507,10 @@ print(c.device, c.shape)
 # One corner of the rule: a 0-d CPU tensor (a single number such as `torch.tensor(2.0)`) may be
 # combined with a tensor on another device, because PyTorch passes it along as a plain number. Any
 # tensor with at least one dimension must be on the operation's device.
+#
+# A few operations are made to cross devices, and the rule does not apply to them: `.to`, `copy_`
+# and assignment into a slice (`gpu_x[0:2] = cpu_rows`) copy over the bus, and a CPU index tensor or
+# mask may pick the entries of a GPU tensor (`gpu_x[cpu_mask]`).
 
 # %%
 print((b + torch.tensor(2.0)).device)
@@ -511,8 +524,7 @@ print((b + torch.tensor(2.0)).device)
 # - **A.** It works and the result is on the GPU, where the 0-d tensor is.
 # - **B.** It works and the result is on the CPU: a 0-d tensor is passed along as a plain number,
 #   whichever device it is on.
-# - **C.** A `RuntimeError`: only a 0-d tensor on the CPU is passed along as a number, and here the
-#   CPU tensor has dimensions.
+# - **C.** A `RuntimeError`: only a 0-d tensor on the CPU is passed along as a number.
 # - **D.** It works, but only after PyTorch copies `history` to the GPU, because the GPU is faster.
 
 # %% answer answer_zero_d_direction quiz=rule
@@ -544,15 +556,15 @@ check_key(answer_zero_d_direction, "C", name="answer_zero_d_direction",
 # `float32`. What happens on `C = A + B`?
 #
 # - **A.** PyTorch moves `A` to the GPU and computes `C` there.
-# - **B.** PyTorch raises a `RuntimeError` saying the tensors are not on the same device.
-# - **C.** It computes the right answer, only slowly, because the numbers travel over the bus.
-# - **D.** PyTorch moves `B` back to the CPU, the default device, and computes `C` there.
+# - **B.** PyTorch moves `B` to the CPU and computes `C` there.
+# - **C.** It computes `C` correctly but slowly over the bus.
+# - **D.** PyTorch raises a `RuntimeError` about the devices.
 
 # %% answer answer_device_mismatch quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_device_mismatch = None
 ### BEGIN SOLUTION
-answer_device_mismatch = "B"
+answer_device_mismatch = "D"
 ### END SOLUTION
 
 # %% test answer_device_mismatch points=1
@@ -564,7 +576,7 @@ passed("answer_device_mismatch", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_device_mismatch, "B", name="answer_device_mismatch",
+check_key(answer_device_mismatch, "D", name="answer_device_mismatch",
           why="A and B have dimensions, and every tensor with dimensions must be on the operation's device: "
               "PyTorch does not copy one of them over the bus for you, so C = A + B raises a RuntimeError (Expected "
               "all tensors to be on the same device). Move one of them with .to first. Only a 0-d CPU tensor would "

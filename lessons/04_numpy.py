@@ -99,10 +99,10 @@ shared_and_copied()
 #
 # What is `t[0]` now?
 #
-# - **A.** `tensor(0., dtype=torch.float64)`: `t` was made before the change.
-# - **B.** `tensor(5., dtype=torch.float64)`: `t` and `a` use the same memory.
-# - **C.** A `RuntimeError`, because the array changed under the tensor.
-# - **D.** `tensor(5.)`: the new value, converted to float32.
+# - **A.** `tensor(0., dtype=torch.float64)`
+# - **B.** `tensor(5., dtype=torch.float64)`
+# - **C.** a `RuntimeError`
+# - **D.** `tensor(5.)`
 
 # %% answer answer_shared_after_mutation quiz=recall
 # One upper-case letter as a string, for example "A".
@@ -215,16 +215,16 @@ print(t32)
 #
 # What is `t[0]` now?
 #
-# - **A.** `tensor(9.)`: `as_tensor` shares memory with the array.
-# - **B.** `tensor(0.)`
-# - **C.** none: `as_tensor` raises, because `a` is float64 and float32 was asked for.
-# - **D.** `tensor(9., dtype=torch.float64)`: `as_tensor` shares and keeps the array's dtype.
+# - **A.** `tensor(9.)`
+# - **B.** `tensor(9., dtype=torch.float64)`
+# - **C.** `as_tensor` raises an error
+# - **D.** `tensor(0.)`
 
 # %% answer answer_as_tensor_dtype quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_as_tensor_dtype = None
 ### BEGIN SOLUTION
-answer_as_tensor_dtype = "B"
+answer_as_tensor_dtype = "D"
 ### END SOLUTION
 
 # %% test answer_as_tensor_dtype points=1
@@ -236,7 +236,7 @@ passed("answer_as_tensor_dtype", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_as_tensor_dtype, "B", name="answer_as_tensor_dtype",
+check_key(answer_as_tensor_dtype, "D", name="answer_as_tensor_dtype",
           why="np.arange(3.0) is float64. as_tensor shares only when it can; a float32 tensor cannot read float64 "
               "bytes, so it copies the values into new float32 memory, and the later a[0] = 9 does not reach t.")
 ### END HIDDEN TESTS
@@ -246,16 +246,16 @@ check_key(answer_as_tensor_dtype, "B", name="answer_as_tensor_dtype",
 #
 # Does `t = torch.tensor(a)` share memory with the NumPy array `a`?
 #
-# - **A.** Yes, always, just like `torch.from_numpy(a)`.
-# - **B.** No: `torch.tensor` always copies the data into new memory.
-# - **C.** Only when `a` is float32, PyTorch's default float dtype.
-# - **D.** Only when `a` is contiguous in memory.
+# - **A.** Yes, always: it works like `torch.from_numpy(a)`.
+# - **B.** Only when `a` is float32: then no cast is needed.
+# - **C.** No: `torch.tensor` copies the data into new memory.
+# - **D.** Only when `a` is contiguous: a strided array needs a copy.
 
 # %% answer answer_tensor_copies quiz=recall
 # One upper-case letter as a string, for example "A".
 answer_tensor_copies = None
 ### BEGIN SOLUTION
-answer_tensor_copies = "B"
+answer_tensor_copies = "C"
 ### END SOLUTION
 
 # %% test answer_tensor_copies points=1
@@ -267,7 +267,7 @@ passed("answer_tensor_copies", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_tensor_copies, "B", name="answer_tensor_copies",
+check_key(answer_tensor_copies, "C", name="answer_tensor_copies",
           why="torch.tensor always copies, whatever the dtype or layout of the array; torch.from_numpy "
               "(and torch.as_tensor, when it can) share memory instead.")
 ### END HIDDEN TESTS
@@ -401,16 +401,16 @@ print(t)
 #
 # What does `a` hold now?
 #
-# - **A.** `[0., 0., 0.]`: `a` was made before any change.
-# - **B.** `[1., 1., 1.]`
-# - **C.** `[2., 2., 2.]`: `a` follows the name `t` up to the multiplication.
-# - **D.** `[3., 3., 3.]`: `a` follows every change made to `t`.
+# - **A.** `[1., 1., 1.]`
+# - **B.** `[0., 0., 0.]`
+# - **C.** `[2., 2., 2.]`
+# - **D.** `[3., 3., 3.]`
 
 # %% answer answer_numpy_after_rebind quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_numpy_after_rebind = None
 ### BEGIN SOLUTION
-answer_numpy_after_rebind = "B"
+answer_numpy_after_rebind = "A"
 ### END SOLUTION
 
 # %% test answer_numpy_after_rebind points=1
@@ -422,7 +422,7 @@ passed("answer_numpy_after_rebind", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_numpy_after_rebind, "B", name="answer_numpy_after_rebind",
+check_key(answer_numpy_after_rebind, "A", name="answer_numpy_after_rebind",
           why="a is an array over the memory t had when a was made. The first t += 1 works in place, in that memory, "
               "so a sees 1. t * 2 makes a new tensor in new memory and the name t moves to it; the last t += 1 "
               "changes that new tensor, which a never shared.")
@@ -475,7 +475,7 @@ except NotImplementedError as err:
 # `t` lives on a GPU. What does `t.numpy()` do?
 #
 # - **A.** It returns a NumPy array that lives in GPU memory.
-# - **B.** It raises an error: the tensor must be copied to the CPU first, with `.cpu()`.
+# - **B.** It raises a `TypeError` that names `.cpu()` as the way out.
 # - **C.** It quietly copies the data to the CPU and returns an array.
 # - **D.** It returns an array that shares memory with the GPU tensor.
 

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # reshaping, broadcasting and reductions
 #
-# Most bugs in a training pipeline are shape bugs: a tensor with its dimensions in the wrong order,
+# Many bugs in a training pipeline are shape bugs: a tensor with its dimensions in the wrong order,
 # one dimension too many, or a mean taken over the wrong axis. This lesson is about reading and
 # changing shapes on purpose.
 #
@@ -237,7 +237,7 @@ for dev in test_devices():
 #
 # - **A.** It returns the six numbers in the transposed order, `0, 3, 1, 4, 2, 5`, as a view of `x`.
 # - **B.** It returns `0, 1, 2, 3, 4, 5`: `view` ignores the transpose and reads memory in order.
-# - **C.** It raises a `RuntimeError`, because `x.t()` is not contiguous; `x.t().reshape(-1)` works.
+# - **C.** It raises a `RuntimeError`: `x.t()` is not contiguous, so use `reshape`.
 # - **D.** It quietly copies the data, then returns `0, 3, 1, 4, 2, 5`.
 
 # %% answer answer_view_after_transpose quiz=rule
@@ -271,7 +271,8 @@ check_key(answer_view_after_transpose, "C", name="answer_view_after_transpose",
 # - `x.permute(*dims)` puts the dimensions in the order you list: `x.permute(0, 2, 3, 1)` turns
 #   `(B, C, H, W)` into `(B, H, W, C)`, and `out[b, h, w, c]` is `x[b, c, h, w]`.
 # - `x.transpose(i, j)` swaps two dimensions; `x.t()` is `transpose(0, 1)` for a matrix (2D at
-#   most), and `x.T` is its shorthand.
+#   most), and so is `x.T`. With more dimensions `x.T` reverses them all, a use PyTorch warns is
+#   deprecated; `x.mT` swaps the last two, whatever comes before them.
 #
 # All three return views (no copy), which are usually not contiguous.
 
@@ -285,7 +286,8 @@ print("transpose(1, 3):", tuple(batch.transpose(1, 3).shape), " <- (B, W, H, C):
 # %% [markdown]
 # Why does order matter if the sizes fit? `reshape(2, 2, 4, 3)` gives the same shape as the
 # `permute` above, but it only regroups the elements in memory order, so each "pixel" now holds
-# three neighbouring numbers from one channel, not the three channels of one pixel.
+# three numbers that sit next to each other in memory (some from one channel, some straddling two
+# channels), not the three channels of one pixel.
 
 # %%
 wrong = batch.reshape(2, 2, 4, 3)
@@ -316,8 +318,9 @@ expected = torch.tensor([[[[0, 4, 8], [1, 5, 9]],
 found = to_channels_last(x)
 check_slip(found, x.reshape(1, 2, 2, 3),
            message="to_channels_last of torch.arange(12).reshape(1, 3, 2, 2) gave x.reshape(1, 2, 2, 3): reshape regroups "
-                   "the elements in memory order, so each 'pixel' holds three neighbours from one channel. Move the channel "
-                   "dimension with permute instead.")
+                   "the elements in memory order, so each 'pixel' holds three numbers that sit side by side in memory "
+                   "(3, 4, 5 straddle channels 0 and 1), not its three channel values. Move the channel dimension with "
+                   "permute instead.")
 check_tensor(found, expected, what="to_channels_last of torch.arange(12).reshape(1, 3, 2, 2)")
 check_shape(tuple(to_channels_last(torch.zeros(2, 3, 4, 5)).shape), (2, 4, 5, 3),
             what="the shape of to_channels_last for a (2, 3, 4, 5) batch (H=4, W=5)")
@@ -582,16 +585,16 @@ check_key(answer_broadcast_shape, (3, 4), name="answer_broadcast_shape",
 #
 # What happens?
 #
-# - **A.** It prints `torch.Size([1, 3])`, then `a.add_(b)` works: an empty `b` adds nothing.
-# - **B.** It prints `torch.Size([0, 3])`, then `a.add_(b)` raises a `RuntimeError`: the broadcast result would be `(0, 3)`, and an in-place result must keep `a`'s shape.
-# - **C.** `a + b` raises a `RuntimeError`: a 0 and a 1 in the same column clash.
-# - **D.** It prints `torch.Size([1, 3])`, the larger size in each column, then `a.add_(b)` raises.
+# - **A.** It prints `torch.Size([0, 3])` and then `a.add_(b)` raises a `RuntimeError`.
+# - **B.** It prints `torch.Size([1, 3])` and then `a.add_(b)` leaves `a` as it was.
+# - **C.** `a + b` raises a `RuntimeError` before anything is printed.
+# - **D.** It prints `torch.Size([1, 3])` and then `a.add_(b)` raises a `RuntimeError`.
 
 # %% answer answer_broadcast_empty quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_broadcast_empty = None
 ### BEGIN SOLUTION
-answer_broadcast_empty = "B"
+answer_broadcast_empty = "A"
 ### END SOLUTION
 
 # %% test answer_broadcast_empty points=1
@@ -603,7 +606,7 @@ passed("answer_broadcast_empty", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_broadcast_empty, "B", name="answer_broadcast_empty",
+check_key(answer_broadcast_empty, "A", name="answer_broadcast_empty",
           why='Lined up from the right, the columns pair 3 with 1 (the 1 stretches to 3) and 1 with 0: the size '
               'that is not 1 wins, even when it is 0, so a + b is an empty (0, 3) tensor. add_ writes into a, which'
               " broadcasting may not stretch or shrink; the broadcast shape (0, 3) is not a's (1, 3), so it raises "
@@ -615,8 +618,9 @@ check_key(answer_broadcast_empty, "B", name="answer_broadcast_empty",
 #
 # A *reduction* combines many numbers into fewer: `sum`, `mean`, `std`, `max`, ... With no
 # argument it reduces everything to a 0-d tensor. With `dim=d` it reduces **along** dimension `d`:
-# that dimension disappears from the shape, and everything else stays. `dim` can also be a tuple of
-# dimensions.
+# that dimension disappears from the shape, and everything else stays. `sum` and `mean` (and `amax`,
+# `amin`) also take a tuple of dimensions; `max` and `min` with a `dim` take one, because they also
+# return where each extreme was.
 
 # %%
 table = torch.tensor([[1.0, 2.0, 3.0],
@@ -710,7 +714,7 @@ from course.checks import check_slip, check_tensor, passed
 square = torch.tensor([[1.0, 2.0], [10.0, 30.0]])
 check_slip(center_rows(square), square - square.mean(dim=1),
            message="center_rows of [[1, 2], [10, 30]] gave x - x.mean(dim=1): without keepdim=True the row means (shape (2,)) "
-                   "line up with the columns, so each column had the other row's mean taken off. Keep the reduced "
+                   "line up with the columns, so column j had row j's mean taken off, whatever row it is in. Keep the reduced "
                    "dimension: x.mean(dim=1, keepdim=True).")
 check_tensor(center_rows(square), torch.tensor([[-0.5, 0.5], [-10.0, 10.0]]),
              what="center_rows of [[1, 2], [10, 30]] (row means 1.5 and 20)")
@@ -750,7 +754,9 @@ for dev in test_devices():
 # %% [markdown]
 # ### Your turn: `normalize_channels`
 #
-# Image models often expect every channel to have mean 0 and standard deviation 1 over the batch.
+# A batch-normalisation layer (`nn.BatchNorm2d`, in training mode) starts by giving every channel
+# mean 0 and standard deviation 1 over the batch; here you write that step yourself. (Input images
+# are usually normalised differently: with fixed per-channel statistics of the whole training set.)
 # For a batch `(B, C, H, W)`, compute for each channel the mean and the **population** standard
 # deviation (`correction=0`) over dims 0, 2 and 3 (every image, every pixel), and return
 # `(x - mean) / (std + 1e-5)`. The result has the shape and the dtype of `x` (float64 stays

@@ -310,10 +310,10 @@ weight.grad = None
 # print(w.grad)
 # ```
 #
-# - **A.** `tensor(12.)`: the second `backward()` replaces the first result.
-# - **B.** a `RuntimeError`: the first `backward()` freed the graph.
+# - **A.** `tensor(12.)`
+# - **B.** a `RuntimeError`
 # - **C.** `tensor(16.)`
-# - **D.** `tensor(4.)`: `.grad` is filled once, and later passes leave it alone.
+# - **D.** `tensor(4.)`
 
 # %% answer answer_backward_twice quiz=rule
 # One upper-case letter as a string, for example "A".
@@ -847,9 +847,9 @@ print("double where:", safe.tolist())
 # ```
 #
 # - **A.** `tensor(81.)`
-# - **B.** a `RuntimeError`: autograd cannot follow a `while` loop.
+# - **B.** a `RuntimeError`
 # - **C.** `tensor(243.)`
-# - **D.** `tensor(0.)`: the comparison `y < 100` has no gradient.
+# - **D.** `tensor(0.)`
 
 # %% answer answer_loop_grad quiz=rule
 # One upper-case letter as a string, for example "A".
@@ -885,16 +885,16 @@ check_key(answer_loop_grad, "A", name="answer_loop_grad",
 # print(x.grad)
 # ```
 #
-# - **A.** `tensor([0.0000, 0.2500])`: entry 0 took the constant 0, so no gradient reaches it from `log`.
-# - **B.** `tensor([inf, 0.2500])`: the slope of `log` at 0 goes through unchanged.
-# - **C.** `tensor([nan, 0.2500])`
-# - **D.** a `RuntimeError` as soon as `x.log()` runs: the log of 0 is not a number.
+# - **A.** `tensor([0.0000, 0.2500])`
+# - **B.** `tensor([nan, 0.2500])`
+# - **C.** `tensor([inf, 0.2500])`
+# - **D.** a `RuntimeError`
 
 # %% answer answer_where_log_grad quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_where_log_grad = None
 ### BEGIN SOLUTION
-answer_where_log_grad = "C"
+answer_where_log_grad = "B"
 ### END SOLUTION
 
 # %% test answer_where_log_grad points=1
@@ -906,7 +906,7 @@ passed("answer_where_log_grad", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_where_log_grad, "C", name="answer_where_log_grad",
+check_key(answer_where_log_grad, "B", name="answer_where_log_grad",
           why='torch.where runs both branches on every entry. log(0) is -inf, which where does not pick, but '
               "backward still sends entry 0's gradient through the log branch as 0, and 0 times log's slope there, "
               '1 / 0 = inf, is nan. Entry 1 gets 1 / 4 = 0.25. Nothing raises: log(0) is -inf, not an error. The '
@@ -1392,10 +1392,10 @@ for dev in test_devices():
 #
 # Why does inference code usually run inside `with torch.no_grad():`?
 #
-# - **A.** Without it, the model's outputs would be computed wrongly.
+# - **A.** Without it the model's outputs would be computed wrongly.
 # - **B.** It switches dropout and batch norm layers to their evaluation behaviour.
 # - **C.** It sets every parameter's `.grad` to zero before the forward pass.
-# - **D.** Autograd records no graph inside it, so no tensors are saved for a backward pass: less memory and less time.
+# - **D.** Autograd records no graph inside it and so saves memory and time.
 
 # %% answer answer_no_grad_purpose quiz=recall
 # One upper-case letter as a string, for example "A".
@@ -1464,10 +1464,10 @@ print("trainable entries:", trainable, "of", sum(p.numel() for p in net.paramete
 # print(w)
 # ```
 #
-# - **A.** `tensor([1., 1.])`: a frozen parameter is left alone by `opt.step()`.
+# - **A.** `tensor([1., 1.])`
 # - **B.** `tensor([ 0., -1.])`
-# - **C.** a `RuntimeError`: `opt.step()` refuses a parameter that does not require grad.
-# - **D.** `tensor([2., 3.])`: the step adds the learning rate times the gradient.
+# - **C.** a `RuntimeError` from `opt.step()`
+# - **D.** `tensor([2., 3.])`
 
 # %% answer answer_freeze_step quiz=rule
 # One upper-case letter as a string, for example "A".

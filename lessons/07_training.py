@@ -54,7 +54,7 @@ print(describe_setup(device))
 #
 # - **A.** Nothing goes wrong: PyTorch repeats the 4 labels to cover the 16 images, as broadcasting would.
 # - **B.** `images.view(16, -1)` raises a RuntimeError, because a random tensor is not contiguous.
-# - **C.** The loss raises a ValueError: there are 16 predictions but only 4 labels.
+# - **C.** The loss raises a ValueError: it gets 16 predictions but only 4 labels to score them against.
 # - **D.** `nn.Linear(3 * 224 * 224, 2)` raises a RuntimeError: 150,528 input features are too many for one layer.
 
 # %% answer answer_seed_training_bug quiz=recall
@@ -309,16 +309,16 @@ for dev in test_devices():
 # print(w.detach())
 # ```
 #
-# - **A.** `tensor([0.7000])`: `zero_grad()` only matters for the next `backward()`.
-# - **B.** `tensor([1.])`
-# - **C.** a `RuntimeError`: `opt.step()` needs a gradient, and `w.grad` is gone.
-# - **D.** `tensor([0.9000])`: with no gradient left, the step subtracts the learning rate alone.
+# - **A.** `tensor([0.7000])`
+# - **B.** `tensor([0.9000])`
+# - **C.** a `RuntimeError`
+# - **D.** `tensor([1.])`
 
 # %% answer answer_zero_grad_step quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_zero_grad_step = None
 ### BEGIN SOLUTION
-answer_zero_grad_step = "B"
+answer_zero_grad_step = "D"
 ### END SOLUTION
 
 # %% test answer_zero_grad_step points=1
@@ -330,9 +330,9 @@ passed("answer_zero_grad_step", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_zero_grad_step, "B", name="answer_zero_grad_step",
+check_key(answer_zero_grad_step, "D", name="answer_zero_grad_step",
           why='backward() put 3 into w.grad, and zero_grad() then set it to None (its default) before the step. SGD'
-              ' skips every parameter whose .grad is None, without an error, so w stays 1 (not A, not C, not D). '
+              ' skips every parameter whose .grad is None, without an error, so w stays 1 (not A, not B, not C). '
               "The cycle's order matters: clear first, then forward, loss, backward and step.")
 ### END HIDDEN TESTS
 

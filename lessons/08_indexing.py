@@ -115,16 +115,16 @@ print("a[1:]:", np.shares_memory(a, a[1:]), "  a[[2, 0]]:", np.shares_memory(a, 
 #
 # `y` and `z` pick the same two rows, 0 and 2. What does the last line print?
 #
-# - **A.** `tensor([100,   3,  -1,   9])`: both pick rows of `x`, so both write into it.
-# - **B.** `tensor([ 0,  3, -1,  9])`
-# - **C.** `tensor([100,   3,   6,   9])`: the list of rows gives a view, and the slice with a step copies.
-# - **D.** `tensor([0, 3, 6, 9])`: both made copies, since neither picks rows that sit side by side.
+# - **A.** `tensor([100,   3,  -1,   9])`
+# - **B.** `tensor([0, 3, 6, 9])`
+# - **C.** `tensor([100,   3,   6,   9])`
+# - **D.** `tensor([ 0,  3, -1,  9])`
 
 # %% answer answer_advanced_index_copies quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_advanced_index_copies = None
 ### BEGIN SOLUTION
-answer_advanced_index_copies = "B"
+answer_advanced_index_copies = "D"
 ### END SOLUTION
 
 # %% test answer_advanced_index_copies points=1
@@ -136,7 +136,7 @@ passed("answer_advanced_index_copies", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_advanced_index_copies, "B", name="answer_advanced_index_copies",
+check_key(answer_advanced_index_copies, "D", name="answer_advanced_index_copies",
           why="x[[0, 2]] is advanced indexing, which always copies: y[0, 0] = 100 changes only that copy. x[0:3:2] is "
               "basic slicing, a view with a step (stride 6 between its rows), so z[1, 0] = -1 writes into x[2, 0]. "
               "Whether rows sit side by side does not matter; what kind of index picked them does. Only "
@@ -319,9 +319,9 @@ print(x)
 # `x = torch.tensor([[10, 20, 30], [40, 50, 60]])`. What is `x.gather(0, torch.tensor([[1, 0, 1]]))`?
 #
 # - **A.** `tensor([[40, 20, 60]])`
-# - **B.** `tensor([[20, 10, 20]])`: the index picks columns of the first row.
-# - **C.** a `RuntimeError`: the index must have `x`'s shape, `(2, 3)`.
-# - **D.** `tensor([[40, 50, 60], [10, 20, 30], [40, 50, 60]])`: it picks whole rows, like `x[[1, 0, 1]]`.
+# - **B.** `tensor([[20, 10, 20]])`
+# - **C.** a `RuntimeError`
+# - **D.** `tensor([[40, 50, 60], [10, 20, 30], [40, 50, 60]])`
 
 # %% answer answer_gather_dim0 quiz=rule
 # One upper-case letter as a string, for example "A".
@@ -535,9 +535,7 @@ cuda_picture
 # ### Quiz: why is the vectorized version faster?
 #
 # - **A.** It runs on the GPU automatically, while the loop runs on the CPU.
-# - **B.** One call hands the whole tensor to compiled code: the interpreter runs a few lines instead
-#   of one pass of the loop body per element, and PyTorch dispatches one operation instead of
-#   several per element.
+# - **B.** One call hands the whole tensor to compiled code: Python runs no step per element.
 # - **C.** It does fewer arithmetic operations: `torch.where` skips the entries that are already
 #   positive.
 # - **D.** Python caches the result of the first call, so later calls cost nothing.

@@ -175,16 +175,16 @@ for name, c in copies.items():
 #
 # `x = torch.arange(10)` and `y = x[3:]`. Which of these is True?
 #
-# - **A.** `y.data_ptr() == x.data_ptr()`
-# - **B.** `y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()`
+# - **A.** `y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()`
+# - **B.** `y.untyped_storage().nbytes() == y.numel() * y.element_size()`
 # - **C.** `y.storage_offset() == 0`
-# - **D.** `y.is_contiguous()` is False
+# - **D.** `y.data_ptr() == x.data_ptr()`
 
 # %% answer answer_same_storage quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_same_storage = None
 ### BEGIN SOLUTION
-answer_same_storage = "B"
+answer_same_storage = "A"
 ### END SOLUTION
 
 # %% test answer_same_storage points=1
@@ -196,10 +196,10 @@ passed("answer_same_storage", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_same_storage, "B", name="answer_same_storage",
+check_key(answer_same_storage, "A", name="answer_same_storage",
           why="y is a view: it reads x's storage from cell 3 on, so its storage offset is 3 and its data_ptr() is 3 "
-              "elements past x's. The two share one storage, whose data_ptr() is the same. A slice with step 1 of a "
-              "1D tensor is still contiguous.")
+              "elements past x's. The two share one storage, whose data_ptr() is the same, and that storage is all of "
+              "x's: 10 elements of 8 bytes, not y's 7.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -491,10 +491,10 @@ row[0] = 1
 #
 # What is `total`?
 #
-# - **A.** none: `e[1, 2] = 5` raises a `RuntimeError`, because an expanded tensor cannot be written to.
-# - **B.** `tensor(5.)`: `expand` made a copy, and one entry changed.
+# - **A.** a `RuntimeError`
+# - **B.** `tensor(5.)`
 # - **C.** `tensor(15.)`
-# - **D.** `tensor(10.)`: the write lands in column 2 of both rows, which share their cells.
+# - **D.** `tensor(10.)`
 
 # %% answer answer_write_expanded quiz=rule
 # One upper-case letter as a string, for example "A".

@@ -79,16 +79,16 @@ print(torch.device("mps").type, torch.backends.mps.is_available())
 #
 # What is `len(places)`? (A set keeps one of each group of equal elements.)
 #
-# - **A.** 1: all three name the one GPU.
-# - **B.** 2
-# - **C.** 3: each `torch.device` is an object of its own.
-# - **D.** none: a `TypeError`, because a `torch.device` cannot go into a set.
+# - **A.** 2
+# - **B.** 1
+# - **C.** 3
+# - **D.** a `TypeError`
 
 # %% answer answer_cuda_index quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_cuda_index = None
 ### BEGIN SOLUTION
-answer_cuda_index = "B"
+answer_cuda_index = "A"
 ### END SOLUTION
 
 # %% test answer_cuda_index points=1
@@ -100,7 +100,7 @@ passed("answer_cuda_index", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_cuda_index, "B", name="answer_cuda_index",
+check_key(answer_cuda_index, "A", name="answer_cuda_index",
           why="A CUDA tensor's device always has an index: x.device is cuda:0, equal to torch.device('cuda:0'). "
               "torch.device('cuda') has no index, and devices compare (and hash) by type and index, so it is a second "
               "element: 2. Devices are compared by value, not identity (not C), and they can go into sets (not D). "
@@ -298,7 +298,7 @@ else:
 # with no `torch.cuda.synchronize()` anywhere. What does `elapsed` cover?
 #
 # - **A.** Only the time to queue the two kernels: nothing called `torch.cuda.synchronize()`.
-# - **B.** The product and the sum, finished: `.item()` needs the value, so it waits for the GPU.
+# - **B.** The product and the sum, finished: `.item()` has to wait for the GPU.
 # - **C.** Only the sum: the product had finished before `c.sum()` was queued.
 # - **D.** Nothing: `.item()` raises, because `total` would live on the GPU.
 
@@ -649,8 +649,10 @@ for name, hostile in (("a Fraction", {"w": torch.ones(1), "x": Fraction(2, 3)}),
 # pick deterministic kernels, and raise a `RuntimeError` for an operation that has none (on CUDA,
 # `torch.histc` is one); cuBLAS also needs the environment variable
 # `CUBLAS_WORKSPACE_CONFIG=:4096:8`, and `torch.backends.cudnn.benchmark = False` stops cuDNN from
-# choosing its algorithms by timing them. On the CPU, ordinary operations give the same bits every
-# run anyway.
+# choosing its algorithms by timing them. The CPU is not exempt: a float sum is split among the
+# threads, so the same sum can end in other bits when the number of threads changes
+# (`torch.set_num_threads`). Run for run, on one machine with the same settings, the CPU gives the
+# same bits.
 
 # %%
 import random
@@ -771,7 +773,10 @@ check_true(changed == [], f"Expected repeatable_losses to leave x and y unchange
 #
 # `torch.autocast(device_type, dtype=torch.bfloat16)` runs the operations that gain from it
 # (matrix products, linear layers, convolutions) in bfloat16, a 16-bit float with float32's range and
-# fewer digits, and leaves the others in float32. Autocast works on the CPU too (`device_type="cpu"`),
+# fewer digits. An operation not on its lists keeps the dtype of its inputs, so a ReLU or a softmax
+# after a bfloat16 linear layer is bfloat16 too, and a few that need the range, such as
+# `cross_entropy`, are run in float32; the lists differ between the CPU and CUDA (on CUDA, softmax is
+# one of the float32 ones). Autocast works on the CPU too (`device_type="cpu"`),
 # so this cell runs without a GPU. An `nn.Linear` inside it returns bfloat16, while the same
 # arithmetic written as `x @ w.T + b` returns float32: the product is bfloat16, and adding the float32
 # bias promotes it back.
@@ -800,20 +805,19 @@ except RuntimeError as err:
 # ### Quiz: inference tensors
 #
 # `features = encoder(images)` runs under `torch.inference_mode()`. Later, outside it, a student
-# trains a new head on them, computing `loss_fn(head(features), labels)` and calling backward on it. What
-# happens?
+# trains a new head, `head = nn.Linear(512, 10)`, on them, computing
+# `loss_fn(head(features), labels)` and calling backward on it. What happens?
 #
 # - **A.** It trains normally: `inference_mode` only affects the code inside the `with` block.
-# - **B.** `head(features)` raises a `RuntimeError`: autograd must save `features` to compute the
-#   head's weight gradient, and an inference tensor cannot be saved for backward.
+# - **B.** It trains, but slowly: `features` is converted back to a normal tensor on every step.
 # - **C.** It trains, but the head's gradients are all zero, because `features` does not require grad.
-# - **D.** It trains, but slowly, because `features` is converted back to a normal tensor on every step.
+# - **D.** `head(features)` raises a `RuntimeError`: an inference tensor cannot be saved for backward.
 
 # %% answer answer_inference_tensor quiz=rule
 # One upper-case letter as a string, for example "A".
 answer_inference_tensor = None
 ### BEGIN SOLUTION
-answer_inference_tensor = "B"
+answer_inference_tensor = "D"
 ### END SOLUTION
 
 # %% test answer_inference_tensor points=1
@@ -825,9 +829,9 @@ passed("answer_inference_tensor", "(Only the form is checked here.)")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
-check_key(answer_inference_tensor, "B", name="answer_inference_tensor",
-          why="Tensors made under inference_mode are inference tensors for good. The head's weight gradient needs its "
-              "input, so autograd tries to save features for backward and raises 'Inference tensors cannot be saved for "
+check_key(answer_inference_tensor, "D", name="answer_inference_tensor",
+          why="Tensors made under inference_mode are inference tensors for good. The linear head's weight gradient "
+              "needs its input, so autograd tries to save features for backward and raises 'Inference tensors cannot be saved for "
               "backward'. Compute them under torch.no_grad() (or clone them) if they will feed training.")
 ### END HIDDEN TESTS
 

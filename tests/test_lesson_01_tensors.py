@@ -72,5 +72,5 @@ def test_slice_view_key_is_the_total_after_the_write():
     col = grid[:, 1]
     col += 5
     total = grid.sum().item()
-    holds = {"A": total == 0.0, "B": total == 5.0, "C": total == 10.0, "D": total == 30.0}
+    holds = {"A": total == 0.0, "B": total == 5.0, "C": total == 30.0, "D": total == 10.0}
     assert the_true_choice(holds) == key_of(LESSON, "answer_slice_view")

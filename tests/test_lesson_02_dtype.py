@@ -63,7 +63,7 @@ def test_linear_int_input_key():
     except Exception as exc:
         out, error = None, exc
     holds = {
-        "A": isinstance(error, RuntimeError) and "Long and Float" in str(error),
+        "A": isinstance(error, RuntimeError),
         "B": out is not None and out.dtype == torch.float32,
         "C": out is not None and out.dtype == torch.int64,
         "D": isinstance(error, TypeError),
@@ -93,5 +93,5 @@ def test_zero_d_promotion_key():
 def test_uint8_wrap_key():
     x = torch.tensor([250, 10], dtype=torch.uint8)
     found = outcome(lambda: (x + x).float().mean().item())
-    holds = {"A": found == 260.0, "B": found == 137.5, "C": found == 132.0, "D": isinstance(found, type)}
+    holds = {"A": found == 260.0, "B": found == 132.0, "C": found == 137.5, "D": isinstance(found, type)}
     assert the_true_choice(holds) == key_of(LESSON, "answer_uint8_wrap")

@@ -118,8 +118,8 @@ def test_tensor_copies_key():
     shares = {name: np.shares_memory(torch.tensor(a).numpy(), a) for name, a in arrays.items()}
     holds = {
         "A": all(shares.values()),
-        "B": not any(shares.values()),
-        "C": shares["float32"] and not shares["float64"],
+        "B": shares["float32"] and not shares["float64"],
+        "C": not any(shares.values()),
         "D": shares["contiguous int64"] and not shares["strided float32"],
     }
     assert the_true_choice(holds) == key_of(LESSON, "answer_tensor_copies")
@@ -146,7 +146,7 @@ def test_numpy_after_rebind_key():
     t += 1
     t = t * 2
     t += 1
-    holds = {letter: a.tolist() == [value] * 3 for letter, value in zip("ABCD", (0.0, 1.0, 2.0, 3.0))}
+    holds = {letter: a.tolist() == [value] * 3 for letter, value in zip("ABCD", (1.0, 0.0, 2.0, 3.0))}
     assert the_true_choice(holds) == key_of(LESSON, "answer_numpy_after_rebind")
 
 
@@ -157,8 +157,8 @@ def test_as_tensor_dtype_key():
     works = isinstance(t, torch.Tensor)
     holds = {
         "A": works and t[0].item() == 9.0 and t.dtype == torch.float32,
-        "B": works and t[0].item() == 0.0,
+        "B": works and t[0].item() == 9.0 and t.dtype == torch.float64,
         "C": not works,
-        "D": works and t[0].item() == 9.0 and t.dtype == torch.float64,
+        "D": works and t[0].item() == 0.0,
     }
     assert the_true_choice(holds) == key_of(LESSON, "answer_as_tensor_dtype")

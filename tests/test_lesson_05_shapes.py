@@ -117,8 +117,8 @@ def test_broadcast_empty_key():
     summed = outcome(lambda: (a + b).shape)
     in_place = outcome(lambda: a.clone().add_(b))
     holds = {
-        "A": summed == (1, 3) and isinstance(in_place, torch.Tensor),
-        "B": summed == (0, 3) and in_place is RuntimeError,
+        "A": summed == (0, 3) and in_place is RuntimeError,
+        "B": summed == (1, 3) and isinstance(in_place, torch.Tensor),
         "C": summed is RuntimeError,
         "D": summed == (1, 3) and in_place is RuntimeError,
     }

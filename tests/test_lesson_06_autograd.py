@@ -450,8 +450,8 @@ def test_where_log_grad_key():
     second_ok = isinstance(found, torch.Tensor) and found[1].item() == 0.25
     holds = {
         "A": second_ok and first == 0.0,
-        "B": second_ok and first == math.inf,
-        "C": second_ok and first is not None and math.isnan(first),
+        "B": second_ok and first is not None and math.isnan(first),
+        "C": second_ok and first == math.inf,
         "D": found is RuntimeError,
     }
     assert the_true_choice(holds) == _quiz("answer_where_log_grad")

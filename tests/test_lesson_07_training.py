@@ -493,5 +493,5 @@ def test_zero_grad_step_key():
 
     found = outcome(run)
     value = round(found.item(), 6) if isinstance(found, torch.Tensor) else None
-    holds = {"A": value == 0.7, "B": value == 1.0, "C": found is RuntimeError, "D": value == 0.9}
+    holds = {"A": value == 0.7, "B": value == 0.9, "C": found is RuntimeError, "D": value == 1.0}
     assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_zero_grad_step")

@@ -213,9 +213,9 @@ def test_advanced_index_copies_key():
     found = x[:, 0].tolist()
     holds = {
         "A": found == [100, 3, -1, 9],
-        "B": found == [0, 3, -1, 9],
+        "B": found == [0, 3, 6, 9],
         "C": found == [100, 3, 6, 9],
-        "D": found == [0, 3, 6, 9],
+        "D": found == [0, 3, -1, 9],
     }
     assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_advanced_index_copies")
 

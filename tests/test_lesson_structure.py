@@ -3,11 +3,13 @@ a recap and things to try."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
 
 from autograder.authoring.lessons import parse_lesson
+from autograder.authoring.quizzes import LetterQuiz, blind_score, form_scores, key_spread, letter_quizzes, mixed_form
 from tests.conftest import ROOT, lessons
 
 
@@ -67,3 +69,35 @@ def test_quizzes_say_their_kind_and_two_thirds_apply_a_rule(capsys):
     with capsys.disabled():
         print(f"\nquizzes: {len(kinds)}, applying a rule: {rule} ({rule / len(kinds):.0%})")
     assert 3 * rule >= 2 * len(kinds), f"only {rule} of {len(kinds)} quizzes apply a rule; at least two thirds must"
+
+
+def _letter_quizzes() -> list[tuple[str, LetterQuiz]]:
+    return [(lesson, quiz) for lesson in lessons() for quiz in letter_quizzes(_cells(lesson))]
+
+
+def test_every_option_of_a_letter_quiz_has_the_same_form():
+    """Each option gives a reason after its claim, or none does: a key is never the one option told apart."""
+    mixed = []
+    for lesson, quiz in _letter_quizzes():
+        assert len(quiz.options) >= 3 and quiz.key in quiz.options, f"{lesson}:{quiz.item} reads as a letter quiz"
+        if reasoned := mixed_form(quiz):
+            mixed.append(f"{lesson}:{quiz.item} (reasons on {reasoned} only)")
+    assert not mixed, "give every option a reason, or none: " + "; ".join(mixed)
+
+
+@pytest.mark.parametrize("lesson", lessons())
+def test_keys_are_spread_over_the_letters_in_each_lesson(lesson):
+    counts = key_spread(letter_quizzes(_cells(lesson)))
+    assert not counts or max(counts.values()) - min(counts.values()) <= 1, f"keys by letter in {lesson}: {counts}"
+
+
+def test_no_form_heuristic_beats_chance_on_the_letter_quizzes(capsys):
+    """Over the course's letter quizzes, no way of guessing from form scores more than blind guessing would."""
+    quizzes = [quiz for _, quiz in _letter_quizzes()]
+    chance, scores = blind_score(quizzes), form_scores(quizzes)
+    with capsys.disabled():
+        print(f"\nletter quizzes: {len(quizzes)}, blind guessing scores {chance:.2f}")
+        for name, score in scores.items():
+            print(f"  {name}: {score:.2f}")
+    beating = {name: round(score, 2) for name, score in scores.items() if score > math.ceil(chance)}
+    assert not beating, f"these guess better than chance ({chance:.2f} of {len(quizzes)}): {beating}"

@@ -73,9 +73,12 @@ def _():
 
 @claim(
     "01_tensors",
-    "`t.numpy()` gives an array (only from a CPU tensor that does not require grad, in a dtype NumPy has: not bfloat16)",
+    "`t.numpy()` gives an array (from a CPU tensor in a dtype NumPy has, not bfloat16; a tensor that requires grad is refused outside `torch.no_grad()`, so `.detach()` it first)",
 )
 def _():
+    with torch.no_grad():
+        assert torch.ones(2, requires_grad=True).numpy().tolist() == [1.0, 1.0]
+    assert torch.ones(2, requires_grad=True).detach().numpy().tolist() == [1.0, 1.0]
     assert isinstance(torch.zeros(2).numpy(), np.ndarray)
     with pytest.raises((RuntimeError, TypeError, NotImplementedError)):
         torch.zeros(2, device="meta").numpy()
@@ -150,14 +153,6 @@ def _():
 @claim("01_tensors", "Each integer index (2, and -1 for the last column) removes its dimension")
 def _():
     assert tuple(torch.zeros(6, 4, 5, 7)[2, :, 1:4, -1].shape) == (4, 3)
-
-
-@claim("01_tensors", "`col` is a view of the two entries of column 1, and both get 5.")
-def _():
-    grid = torch.zeros(2, 3)
-    col = grid[:, 1]
-    col += 5
-    assert grid.sum().item() == 10.0 and grid[:, 1].tolist() == [5.0, 5.0]
 
 
 @claim(
@@ -254,10 +249,11 @@ def _():
 
 @claim(
     "01_tensors",
-    "`torch.stack` joins tensors of one shape along a new first dimension, and refuses tensors of different shapes.",
+    "`torch.stack` joins tensors of one shape along a new dimension (the first one, unless you pass `dim`), and refuses tensors of different shapes.",
 )
 def _():
     assert torch.stack([torch.zeros(2, 3), torch.ones(2, 3)]).shape == (2, 2, 3)
+    assert torch.stack([torch.zeros(2, 3), torch.ones(2, 3)], dim=2).shape == (2, 3, 2)
     with pytest.raises(RuntimeError):
         torch.stack([torch.zeros(2), torch.zeros(3)])
 
@@ -390,3 +386,40 @@ def _():
     y = x.to(memory_format=torch.channels_last)
     assert y.shape == x.shape and torch.equal(x, y) and y[1, 2, 3, 4] == x[1, 2, 3, 4]
     assert y.is_contiguous(memory_format=torch.channels_last) and y.stride()[1] == 1
+
+
+@claim(
+    "01_tensors",
+    "`row += 1` (like `row.add_(1)`) changes `row`'s own entries **in place**, so through a view it changes the original too.",
+)
+def _():
+    for step in (lambda row: row.__iadd__(1), lambda row: row.add_(1)):
+        z = torch.zeros(2, 3)
+        row = z[0]
+        kept = step(row)
+        assert kept is row and z[0].tolist() == [1.0, 1.0, 1.0] and z[1].tolist() == [0.0, 0.0, 0.0]
+
+
+@claim(
+    "01_tensors",
+    "`row = row + 1` computes a new tensor and then points the name `row` at it: the original, and the memory `row` used to view, are left as they were.",
+)
+def _():
+    z = torch.zeros(2, 3)
+    row = z[0]
+    viewed = row
+    row = row + 1
+    assert row.untyped_storage().data_ptr() != z.untyped_storage().data_ptr()
+    assert z.tolist() == [[0.0] * 3] * 2 and viewed.tolist() == [0.0] * 3 and row.tolist() == [1.0] * 3
+
+
+@claim(
+    "01_tensors",
+    "(A layer such as `nn.Conv2d` also takes a single image of rank 3, `(C, H, W)`, but training and inference run on batches.)",
+)
+def _():
+    conv = nn.Conv2d(3, 4, 3)
+    image = torch.randn(3, 8, 8)
+    assert conv(image).shape == (4, 6, 6)
+    assert torch.allclose(conv(image), conv(image[None])[0], atol=1e-6)
+    assert conv(torch.randn(5, 3, 8, 8)).shape == (5, 4, 6, 6)

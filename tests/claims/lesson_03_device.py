@@ -168,6 +168,77 @@ def _():
     assert model(torch.randn(8, 4).to("meta")).shape == (8, 2)
 
 
+MIXING = "adding, multiplying or concatenating a CPU tensor and a meta tensor raises a device-mismatch error, as it would with a GPU tensor"
+
+
+def _every_mix_refused(other: torch.Tensor, message: str) -> None:
+    cpu = torch.ones(2, 2)
+    for mix in (lambda: cpu + other, lambda: cpu * other, lambda: torch.cat([cpu, other])):
+        with pytest.raises(RuntimeError, match=message):
+            mix()
+
+
+@claim("03_device", MIXING)
+def _():
+    _every_mix_refused(torch.ones(2, 2, device="meta"), "not on the expected device")
+
+
+@claim("03_device", MIXING, cuda=True)
+def _():
+    _every_mix_refused(torch.ones(2, 2, device=_cuda()), "same device")
+
+
+@claim(
+    "03_device",
+    "a matrix product of a CPU matrix and a meta matrix runs, and gives a CPU tensor whose numbers mean nothing, where a GPU matrix would be refused.",
+)
+def _():
+    meta = torch.ones(2, 2, device="meta")
+    product = torch.ones(2, 2) @ meta
+    assert meta.is_meta and product.device.type == "cpu" and product.shape == (2, 2)
+
+
+@claim(
+    "03_device",
+    "a matrix product of a CPU matrix and a meta matrix runs, and gives a CPU tensor whose numbers mean nothing, where a GPU matrix would be refused.",
+    cuda=True,
+)
+def _():
+    with pytest.raises(RuntimeError):
+        torch.ones(2, 2) @ torch.ones(2, 2, device=_cuda())
+
+
+@claim(
+    "03_device",
+    "`.to`, `copy_` and assignment into a slice (`gpu_x[0:2] = cpu_rows`) copy over the bus, and a CPU index tensor or mask may pick the entries of a GPU tensor (`gpu_x[cpu_mask]`).",
+    cuda=True,
+)
+def _():
+    gpu_x = torch.zeros(4, 3, device=_cuda())
+    cpu_rows = torch.ones(2, 3)
+    gpu_x[0:2] = cpu_rows
+    assert gpu_x.sum().item() == 6.0
+    target = torch.empty(2, 3, device=_cuda())
+    target.copy_(cpu_rows)
+    assert target.device.type == "cuda" and target.sum().item() == 6.0
+    cpu_mask = torch.tensor([True, False, True, False])
+    assert gpu_x[cpu_mask].shape == (2, 3) and gpu_x[cpu_mask].device.type == "cuda"
+    assert gpu_x[torch.tensor([3, 0])].tolist() == [[0.0] * 3, [1.0] * 3]
+    with pytest.raises(RuntimeError):
+        gpu_x + torch.ones(4, 3)
+
+
+@claim(
+    "03_device",
+    "`.to`, `copy_` and assignment into a slice (`gpu_x[0:2] = cpu_rows`) copy over the bus, and a CPU index tensor or mask may pick the entries of a GPU tensor (`gpu_x[cpu_mask]`).",
+)
+def _():
+    meta_x = torch.zeros(4, 3, device="meta")
+    meta_x[0:2] = torch.ones(2, 3)
+    assert meta_x.copy_(torch.ones(4, 3)).device.type == "meta"
+    assert meta_x[torch.tensor([True, False, True, False])].shape == (2, 3)
+
+
 @claim("03_device", "`next(model.parameters()).device` reads the device of the first one")
 def _():
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).to("meta")
@@ -222,7 +293,7 @@ def _():
 
 @claim(
     "03_device",
-    "`torch.version.cuda` tells you which one you have: the CUDA version the build was made for, or `None` for a CPU-only build, whose version string ends in `+cpu`.",
+    "`torch.version.cuda` tells you which one you have: the CUDA version the build was made for, or `None` for a CPU-only build.",
 )
 def _():
     assert (torch.version.cuda is None) == (not torch.backends.cuda.is_built())
@@ -381,3 +452,23 @@ def _():
     gpu = _cuda()
     t = torch.tensor(1.0, device=gpu)
     assert t.item() == 1.0 and bool(t)
+
+
+@claim(
+    "03_device",
+    "`torch.accelerator.current_accelerator()` names whichever one the machine has (`None` when there is none), and `torch.accelerator.is_available()` says whether there is one.",
+)
+def _():
+    found = torch.accelerator.current_accelerator()
+    assert torch.accelerator.is_available() == (found is not None)
+    if torch.cuda.is_available():
+        assert found.type == "cuda"
+    elif found is None:
+        assert not torch.accelerator.is_available()
+    else:
+        assert found.type in ("mps", "xpu", "mtia", "hpu")
+
+
+@claim("03_device", "Apple's GPUs (`mps`) and Intel's (`xpu`) have their own device types.")
+def _():
+    assert torch.device("mps").type == "mps" and torch.device("xpu").type == "xpu"

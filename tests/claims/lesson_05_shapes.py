@@ -1,6 +1,7 @@
 """Claims of lesson 05 (shapes): views and copies, strides, broadcasting, reductions, matrix products."""
 
 import itertools
+import math
 import warnings
 
 import pytest
@@ -144,7 +145,8 @@ def _():
 @claim(
     LESSON,
     "`x.transpose(i, j)` swaps two dimensions; `x.t()` is `transpose(0, 1)` for a matrix (2D at most), "
-    "and `x.T` is its shorthand.",
+    "and so is `x.T`. With more dimensions `x.T` reverses them all, a use PyTorch warns is deprecated; "
+    "`x.mT` swaps the last two, whatever comes before them.",
 )
 def _():
     x = torch.arange(24).reshape(2, 3, 4)
@@ -152,6 +154,12 @@ def _():
     m = torch.arange(6).reshape(2, 3)
     assert torch.equal(m.t(), m.transpose(0, 1)) and torch.equal(m.T, m.t())
     _raises(RuntimeError, x.t)
+    with pytest.warns(UserWarning, match="deprecated"):
+        reversed_all = x.T
+    assert torch.equal(reversed_all, x.permute(2, 1, 0))
+    for shape in ((2, 3, 4), (5, 2, 3, 4)):
+        y = torch.arange(math.prod(shape)).reshape(shape)
+        assert torch.equal(y.mT, y.transpose(-2, -1))
 
 
 @claim(LESSON, "All three return views (no copy), which are usually not contiguous.")
@@ -164,14 +172,23 @@ def _():
 @claim(
     LESSON,
     "`reshape(2, 2, 4, 3)` gives the same shape as the `permute` above, but it only regroups the elements "
-    'in memory order, so each "pixel" now holds three neighbouring numbers from one channel, not the '
-    "three channels of one pixel.",
+    'in memory order, so each "pixel" now holds three numbers that sit next to each other in memory (some '
+    "from one channel, some straddling two channels), not the three channels of one pixel.",
 )
 def _():
     batch = torch.arange(2 * 3 * 2 * 4).reshape(2, 3, 2, 4)
     wrong, last = batch.reshape(2, 2, 4, 3), batch.permute(0, 2, 3, 1)
     assert wrong.shape == last.shape
     assert wrong[0, 1, 2].tolist() == [18, 19, 20] and last[0, 1, 2].tolist() == batch[0, :, 1, 2].tolist()
+    channel_of = {value: c for b in range(2) for c in range(3) for value in batch[b, c].flatten().tolist()}
+    spans = {
+        len({channel_of[v] for v in wrong[b, h, w].tolist()}) for b in range(2) for h in range(2) for w in range(4)
+    }
+    assert spans == {1, 2}
+    pixels = {tuple(last[b, h, w].tolist()) for b in range(2) for h in range(2) for w in range(4)}
+    for b, h, w in itertools.product(range(2), range(2), range(4)):
+        triple = wrong[b, h, w].tolist()
+        assert triple == list(range(triple[0], triple[0] + 3)) and tuple(triple) not in pixels
 
 
 @claim(
@@ -252,14 +269,21 @@ def _():
 @claim(
     LESSON,
     "With no argument it reduces everything to a 0-d tensor. With `dim=d` it reduces **along** dimension "
-    "`d`: that dimension disappears from the shape, and everything else stays. `dim` can also be a tuple "
-    "of dimensions.",
+    "`d`: that dimension disappears from the shape, and everything else stays. `sum` and `mean` (and `amax`, "
+    "`amin`) also take a tuple of dimensions; `max` and `min` with a `dim` take one, because they also return "
+    "where each extreme was.",
 )
 def _():
     table = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     assert table.sum().dim() == 0 and table.mean().item() == 3.5
     assert table.sum(dim=0).tolist() == [5.0, 7.0, 9.0] and table.sum(dim=1).tolist() == [6.0, 15.0]
-    assert torch.zeros(2, 3, 4, 5).mean(dim=(0, 2)).shape == (3, 5)
+    x = torch.randn(2, 3, 4, 5)
+    for reduce in (torch.sum, torch.mean, torch.amax, torch.amin):
+        assert reduce(x, dim=(0, 2)).shape == (3, 5)
+    for extreme in (torch.max, torch.min):
+        _raises(TypeError, lambda: extreme(x, dim=(0, 2)))
+        values, indices = extreme(x, dim=1)
+        assert values.shape == indices.shape == (2, 4, 5) and indices.dtype == torch.int64
 
 
 @claim(
@@ -551,3 +575,20 @@ def _():
     assert torch.equal(t.sum(dim=(0, 2)), t.sum(dim=2).sum(dim=0))
     assert torch.equal(t.sum(dim=(0, 2), keepdim=True), t.sum(dim=2, keepdim=True).sum(dim=0, keepdim=True))
     assert torch.equal(t.mean(dim=(0, 2)), t.mean(dim=2).mean(dim=0))
+
+
+@claim(
+    LESSON,
+    "A batch-normalisation layer (`nn.BatchNorm2d`, in training mode) starts by giving every channel mean 0 and standard "
+    "deviation 1 over the batch",
+)
+def _():
+    from torch import nn
+
+    x = torch.randn(8, 3, 5, 5) * 4 + 2
+    norm = nn.BatchNorm2d(3, eps=1e-12).train()
+    out = norm(x)
+    mean, std = x.mean(dim=(0, 2, 3), keepdim=True), x.std(dim=(0, 2, 3), correction=0, keepdim=True)
+    assert torch.allclose(out, (x - mean) / std, atol=1e-4)
+    assert torch.allclose(out.mean(dim=(0, 2, 3)), torch.zeros(3), atol=1e-5)
+    assert torch.allclose(out.std(dim=(0, 2, 3), correction=0), torch.ones(3), atol=1e-4)

@@ -605,7 +605,25 @@ def _():
         torch.use_deterministic_algorithms(was)
 
 
-@claim(L, "On the CPU, ordinary operations give the same bits every run anyway.")
+@claim(
+    L,
+    "The CPU is not exempt: a float sum is split among the threads, so the same sum can end in other bits when the number of "
+    "threads changes (`torch.set_num_threads`).",
+)
+def _():
+    values = torch.randn(10_000_000, generator=torch.Generator().manual_seed(0))
+    before = torch.get_num_threads()
+    try:
+        sums = set()
+        for threads in (1, 2, 3, 4):
+            torch.set_num_threads(threads)
+            sums.add(values.sum().item())
+    finally:
+        torch.set_num_threads(before)
+    assert len(sums) > 1
+
+
+@claim(L, "Run for run, on one machine with the same settings, the CPU gives the same bits.")
 def _():
     def run():
         torch.manual_seed(0)
@@ -676,15 +694,21 @@ def _():
 @claim(
     L,
     "`torch.autocast(device_type, dtype=torch.bfloat16)` runs the operations that gain from it (matrix products, linear layers, "
-    "convolutions) in bfloat16, a 16-bit float with float32's range and fewer digits, and leaves the others in float32.",
+    "convolutions) in bfloat16, a 16-bit float with float32's range and fewer digits. An operation not on its lists keeps the "
+    "dtype of its inputs, so a ReLU or a softmax after a bfloat16 linear layer is bfloat16 too, and a few that need the range, "
+    "such as `cross_entropy`, are run in float32",
 )
 def _():
     x = torch.randn(2, 3, 8, 8)
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
         assert (x[0, 0] @ x[0, 0]).dtype == torch.bfloat16
-        assert nn.Linear(8, 2)(x).dtype == torch.bfloat16
+        hidden = nn.Linear(8, 2)(x)
+        assert hidden.dtype == torch.bfloat16
         assert nn.Conv2d(3, 4, 3)(x).dtype == torch.bfloat16
         assert x.exp().dtype == torch.float32 and F.softmax(x, -1).dtype == torch.float32
+        assert F.relu(hidden).dtype == torch.bfloat16 and F.softmax(hidden, -1).dtype == torch.bfloat16
+        logits = hidden.flatten(0, 2)
+        assert F.cross_entropy(logits, torch.zeros(len(logits), dtype=torch.long)).dtype == torch.float32
     assert torch.finfo(torch.bfloat16).bits == 16
     assert torch.finfo(torch.bfloat16).max == pytest.approx(torch.finfo(torch.float32).max, rel=0.01)
     assert torch.finfo(torch.bfloat16).eps > torch.finfo(torch.float16).eps > torch.finfo(torch.float32).eps
@@ -809,3 +833,14 @@ def _():
     state = torch.random.get_rng_state()
     torch.rand(1)
     assert not torch.equal(torch.random.get_rng_state(), state)
+
+
+@claim(L, "the lists differ between the CPU and CUDA (on CUDA, softmax is one of the float32 ones)", cuda=True)
+def _():
+    _needs_cuda()
+    x = torch.randn(4, 8)
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        assert F.softmax(nn.Linear(8, 8)(x), -1).dtype == torch.bfloat16
+    layer = nn.Linear(8, 8).cuda()
+    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+        assert F.softmax(layer(x.cuda()), -1).dtype == torch.float32

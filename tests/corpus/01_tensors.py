@@ -352,13 +352,13 @@ ITEMS = {
         "wrong": [
             'answer_slice_view = "A"\n',
             'answer_slice_view = "B"\n',
-            'answer_slice_view = "D"\n',
+            'answer_slice_view = "C"\n',
         ],
         "right": [
-            'answer_slice_view = "C"\n',
-            'answer_slice_view = " c "\n',
-            'answer_slice_view = "c"\n',
-            'answer_slice_view = "ABCD"[2]\n',
+            'answer_slice_view = "D"\n',
+            'answer_slice_view = " d "\n',
+            'answer_slice_view = "d"\n',
+            'answer_slice_view = "ABCD"[3]\n',
         ],
     },
 }

@@ -347,14 +347,14 @@ ITEMS = {
     "answer_uint8_wrap": {
         "wrong": [
             'answer_uint8_wrap = "A"\n',
-            'answer_uint8_wrap = "B"\n',
+            'answer_uint8_wrap = "C"\n',
             'answer_uint8_wrap = "D"\n',
         ],
         "right": [
-            'answer_uint8_wrap = "C"\n',
-            'answer_uint8_wrap = "c"\n',
-            "answer_uint8_wrap = 'C'\n",
-            'answer_uint8_wrap = "ABCD"[2]\n',
+            'answer_uint8_wrap = "B"\n',
+            'answer_uint8_wrap = "b"\n',
+            "answer_uint8_wrap = 'B'\n",
+            'answer_uint8_wrap = "ABCD"[1]\n',
         ],
     },
 }

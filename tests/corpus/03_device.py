@@ -308,14 +308,14 @@ ITEMS = {
         "wrong": [
             'answer_device_mismatch = "A"\n',
             'answer_device_mismatch = "C"\n',
-            'answer_device_mismatch = "D"\n',
-            "answer_device_mismatch = ['B']\n",
+            'answer_device_mismatch = "B"\n',
+            "answer_device_mismatch = ['D']\n",
         ],
         "right": [
-            'answer_device_mismatch = "B"\n',
-            "# A RuntimeError.\nanswer_device_mismatch = 'B'\n",
-            'answer_device_mismatch = "b"\n',
-            'answer_device_mismatch = " b "\n',
+            'answer_device_mismatch = "D"\n',
+            "# A RuntimeError.\nanswer_device_mismatch = 'D'\n",
+            'answer_device_mismatch = "d"\n',
+            'answer_device_mismatch = " d "\n',
         ],
     },
     "answer_to_returns_new": {
@@ -394,9 +394,9 @@ MORE = {
     },
     "answer_device_mismatch": {
         "right": [
-            """answer_device_mismatch = " b"
+            """answer_device_mismatch = " d"
 """,
-            """answer_device_mismatch = str('B')
+            """answer_device_mismatch = str('D')
 """,
         ],
     },

@@ -267,8 +267,8 @@ ITEMS = {
             "answer_tensor_copies = False\n",
         ],
         "right": [
-            'answer_tensor_copies = "B"\n',
-            "answer_tensor_copies = str('B')\n",
+            'answer_tensor_copies = "C"\n',
+            "answer_tensor_copies = str('C')\n",
         ],
     },
     "answer_cuda_numpy": {
@@ -285,35 +285,35 @@ ITEMS = {
     },
     "answer_numpy_after_rebind": {
         "wrong": [
-            'answer_numpy_after_rebind = "A"\n',
+            'answer_numpy_after_rebind = "B"\n',
             'answer_numpy_after_rebind = "C"\n',
             'answer_numpy_after_rebind = "D"\n',
         ],
         "right": [
-            'answer_numpy_after_rebind = "B"\n',
-            'answer_numpy_after_rebind = "b"\n',
-            'answer_numpy_after_rebind = " B"\n',
-            'answer_numpy_after_rebind = "ABCD"[1]\n',
+            'answer_numpy_after_rebind = "A"\n',
+            'answer_numpy_after_rebind = "a"\n',
+            'answer_numpy_after_rebind = " A"\n',
+            'answer_numpy_after_rebind = "ABCD"[0]\n',
         ],
     },
     "answer_as_tensor_dtype": {
         "wrong": [
             'answer_as_tensor_dtype = "A"\n',
             'answer_as_tensor_dtype = "C"\n',
-            'answer_as_tensor_dtype = "D"\n',
+            'answer_as_tensor_dtype = "B"\n',
         ],
         "right": [
-            'answer_as_tensor_dtype = "B"\n',
-            'answer_as_tensor_dtype = "b"\n',
-            "answer_as_tensor_dtype = 'B'\n",
-            'answer_as_tensor_dtype = "ABCD"[1]\n',
+            'answer_as_tensor_dtype = "D"\n',
+            'answer_as_tensor_dtype = "d"\n',
+            "answer_as_tensor_dtype = 'D'\n",
+            'answer_as_tensor_dtype = "ABCD"[3]\n',
         ],
     },
 }
 
 # More ways a student writes the same letter: lower case, spaces, a computed string.
 ITEMS["answer_shared_after_mutation"]["right"] += ['answer_shared_after_mutation = "ABCD"[1]\n']
-ITEMS["answer_tensor_copies"]["right"] += ['answer_tensor_copies = "b"\n', 'answer_tensor_copies = "\\tB\\n"\n']
+ITEMS["answer_tensor_copies"]["right"] += ['answer_tensor_copies = "c"\n', 'answer_tensor_copies = "\\tC\\n"\n']
 ITEMS["answer_cuda_numpy"]["right"] += ['answer_cuda_numpy = chr(ord("A") + 1)\n']
 
 
@@ -329,9 +329,9 @@ MORE = {
     },
     "answer_tensor_copies": {
         "right": [
-            """answer_tensor_copies = 'b'
+            """answer_tensor_copies = 'c'
 """,
-            """answer_tensor_copies = " B"
+            """answer_tensor_copies = " C"
 """,
         ],
     },

@@ -765,12 +765,12 @@ for _item, _table in MORE.items():
 # Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
 # misconception, each right answer the key written another well-formed way.
 ITEMS["answer_broadcast_empty"] = {
-    "wrong": ['answer_broadcast_empty = "A"\n', 'answer_broadcast_empty = "C"\n', 'answer_broadcast_empty = "D"\n'],
+    "wrong": ['answer_broadcast_empty = "B"\n', 'answer_broadcast_empty = "C"\n', 'answer_broadcast_empty = "D"\n'],
     "right": [
-        'answer_broadcast_empty = "B"\n',
-        'answer_broadcast_empty = "b"\n',
-        'answer_broadcast_empty = " B "\n',
-        '# a 0 against a 1 gives 0; add_ keeps a\'s shape\nanswer_broadcast_empty = "B"\n',
+        'answer_broadcast_empty = "A"\n',
+        'answer_broadcast_empty = "a"\n',
+        'answer_broadcast_empty = " A "\n',
+        '# a 0 against a 1 gives 0; add_ keeps a\'s shape\nanswer_broadcast_empty = "A"\n',
     ],
 }
 ITEMS["answer_reduce_shape"] = {

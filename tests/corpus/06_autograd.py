@@ -1166,12 +1166,12 @@ for _item, _table in MORE.items():
 # Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
 # misconception, each right answer the key written another well-formed way.
 ITEMS["answer_where_log_grad"] = {
-    "wrong": ['answer_where_log_grad = "A"\n', 'answer_where_log_grad = "B"\n', 'answer_where_log_grad = "D"\n'],
+    "wrong": ['answer_where_log_grad = "A"\n', 'answer_where_log_grad = "C"\n', 'answer_where_log_grad = "D"\n'],
     "right": [
-        'answer_where_log_grad = "C"\n',
-        'answer_where_log_grad = "c"\n',
-        'answer_where_log_grad = " C "\n',
-        '# 0 times an infinite slope\nanswer_where_log_grad = "C"\n',
+        'answer_where_log_grad = "B"\n',
+        'answer_where_log_grad = "b"\n',
+        'answer_where_log_grad = " B "\n',
+        '# 0 times an infinite slope\nanswer_where_log_grad = "B"\n',
     ],
 }
 ITEMS["answer_freeze_step"] = {

@@ -1873,11 +1873,11 @@ for _item, _table in MORE.items():
 # Quizzes that apply a rule to code the lesson does not show: each wrong letter or shape is one
 # misconception, each right answer the key written another well-formed way.
 ITEMS["answer_zero_grad_step"] = {
-    "wrong": ['answer_zero_grad_step = "A"\n', 'answer_zero_grad_step = "C"\n', 'answer_zero_grad_step = "D"\n'],
+    "wrong": ['answer_zero_grad_step = "A"\n', 'answer_zero_grad_step = "C"\n', 'answer_zero_grad_step = "B"\n'],
     "right": [
-        'answer_zero_grad_step = "B"\n',
-        'answer_zero_grad_step = "b"\n',
-        'answer_zero_grad_step = " B "\n',
-        '# the step skips a .grad of None\nanswer_zero_grad_step = "B"\n',
+        'answer_zero_grad_step = "D"\n',
+        'answer_zero_grad_step = "d"\n',
+        'answer_zero_grad_step = " D "\n',
+        '# the step skips a .grad of None\nanswer_zero_grad_step = "D"\n',
     ],
 }

@@ -507,15 +507,15 @@ answer_advanced_index_copies = "A"''',
             '''# One upper-case letter as a string, for example "A".
 answer_advanced_index_copies = "C"''',
             '''# One upper-case letter as a string, for example "A".
-answer_advanced_index_copies = "D"''',
+answer_advanced_index_copies = "B"''',
         ],
         "right": [
             '''# One upper-case letter as a string, for example "A".
-answer_advanced_index_copies = "B"''',
+answer_advanced_index_copies = "D"''',
             '''# One upper-case letter as a string, for example "A".
-answer_advanced_index_copies = " b "''',
+answer_advanced_index_copies = " d "''',
             """# One upper-case letter as a string, for example "A".
-answer_advanced_index_copies = "ABCD"[1]""",
+answer_advanced_index_copies = "ABCD"[3]""",
         ],
     },
     "answer_mask_shape": {
@@ -562,7 +562,7 @@ answer_vectorized_speed = chr(ord("A") + 1)""",
 }
 
 # One more way each to write the same answer.
-ITEMS["answer_advanced_index_copies"]["right"] += ['answer_advanced_index_copies = "B\\n"\n']
+ITEMS["answer_advanced_index_copies"]["right"] += ['answer_advanced_index_copies = "D\\n"\n']
 ITEMS["answer_mask_shape"]["right"] += ["answer_mask_shape = torch.Size([7, 5])\n"]
 ITEMS["answer_vectorized_speed"]["right"] += ["answer_vectorized_speed = ' B'\n"]
 
@@ -571,13 +571,13 @@ ITEMS["answer_vectorized_speed"]["right"] += ["answer_vectorized_speed = ' B'\n"
 MORE = {
     "answer_advanced_index_copies": {
         "right": [
-            '''answer_advanced_index_copies = "B"''',
-            "answer_advanced_index_copies = ' b'",
-            '''answer_advanced_index_copies = "b"''',
+            '''answer_advanced_index_copies = "D"''',
+            "answer_advanced_index_copies = ' d'",
+            '''answer_advanced_index_copies = "d"''',
         ],
         "wrong": [
             '''answer_advanced_index_copies = "A"''',
-            '''answer_advanced_index_copies = "D"''',
+            '''answer_advanced_index_copies = "B"''',
         ],
     },
     "answer_mask_shape": {

@@ -282,7 +282,7 @@ answer_slice_layout = tuple(torch.tensor([6, 6, 2]).tolist())""",
     "answer_same_storage": {
         "wrong": [
             '''# One upper-case letter as a string, for example "A".
-answer_same_storage = "A"''',
+answer_same_storage = "B"''',
             '''# One upper-case letter as a string, for example "A".
 answer_same_storage = "C"''',
             '''# One upper-case letter as a string, for example "A".
@@ -290,13 +290,13 @@ answer_same_storage = "D"''',
         ],
         "right": [
             '''# One upper-case letter as a string, for example "A".
-answer_same_storage = "B"''',
+answer_same_storage = "A"''',
             '''# One upper-case letter as a string, for example "A".
-answer_same_storage = " b "''',
+answer_same_storage = " a "''',
             """# One upper-case letter as a string, for example "A".
-answer_same_storage = "ABCD"[1]""",
+answer_same_storage = "ABCD"[0]""",
             """# One upper-case letter as a string, for example "A".
-answer_same_storage = chr(66)""",
+answer_same_storage = chr(65)""",
         ],
     },
     "answer_write_expanded": {

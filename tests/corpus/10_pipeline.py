@@ -509,16 +509,16 @@ def predict_bf16(weight, bias, x):
     },
     "answer_cuda_index": {
         "wrong": [
-            'answer_cuda_index = "A"\n',
+            'answer_cuda_index = "B"\n',
             'answer_cuda_index = "C"\n',
             'answer_cuda_index = "D"\n',
             "answer_cuda_index = None\n",
         ],
         "right": [
-            'answer_cuda_index = "B"\n',
-            "answer_cuda_index = 'b'\n",
-            'answer_cuda_index = " B "\n',
-            'answer_cuda_index = "B"  # cuda:0 has an index\n',
+            'answer_cuda_index = "A"\n',
+            "answer_cuda_index = 'a'\n",
+            'answer_cuda_index = " A "\n',
+            'answer_cuda_index = "A"  # cuda:0 has an index\n',
         ],
     },
     "answer_unsynced_timing": {
@@ -539,14 +539,14 @@ def predict_bf16(weight, bias, x):
         "wrong": [
             'answer_inference_tensor = "A"\n',
             'answer_inference_tensor = "C"\n',
-            'answer_inference_tensor = "D"\n',
+            'answer_inference_tensor = "B"\n',
             'answer_inference_tensor = "RuntimeError"\n',
         ],
         "right": [
-            'answer_inference_tensor = "B"\n',
-            'answer_inference_tensor = "b"\n',
-            "answer_inference_tensor = ' B'\n",
-            'answer_inference_tensor = str("B")\n',
+            'answer_inference_tensor = "D"\n',
+            'answer_inference_tensor = "d"\n',
+            "answer_inference_tensor = ' D'\n",
+            'answer_inference_tensor = str("D")\n',
         ],
     },
 }
