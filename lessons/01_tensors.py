@@ -36,8 +36,8 @@ print(describe_setup(device))
 # tensor, and you will print them again and again:
 #
 # - its **shape**: how many numbers lie along each axis;
-# - its **dtype**: the kind of number stored (`float32`, `int64`, ...; lesson 2);
-# - its **device**: where the numbers live, in main memory (`cpu`) or on a GPU (`cuda`; lesson 3);
+# - its **dtype**: the kind of number stored (`float32`, `int64`, ...; lesson {02_dtype});
+# - its **device**: where the numbers live, in main memory (`cpu`) or on a GPU (`cuda`; lesson {03_device});
 # - whether it **requires grad**: whether PyTorch records what is computed from it, so that it can
 #   work out gradients later (the autograd lesson).
 
@@ -477,7 +477,7 @@ print("the yellow box of the picture:", images[1, 0, 2, 3].item())
 # %% [markdown]
 # Image files and NumPy-based libraries usually give you one image as `(height, width, channels)`
 # ("channels last"). To feed it to a model, move the channel axis to the front with `permute`, then
-# add the batch axis with `unsqueeze(0)` (or stack several images with `torch.stack`). Lesson 5
+# add the batch axis with `unsqueeze(0)` (or stack several images with `torch.stack`). Lesson {05_shapes}
 # covers these shape operations in depth. (Here "channels last" is about the *shape*. PyTorch also
 # has a `torch.channels_last` memory format, which keeps the `(B, C, H, W)` shape and only stores the
 # numbers in another order; it is a speed setting, not a layout you index differently.)
@@ -702,7 +702,7 @@ check_tensor(batch, torch.tensor([[[[1.0, 2.0], [0.0, 0.0]]], [[[3.0, 0.0], [4.0
 # ## From NumPy: negative strides and the fix
 #
 # Data often starts life as a NumPy array. `torch.from_numpy(a)` wraps the array's memory as a
-# tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it. The
+# tensor without copying it (lesson {04_numpy} is about that sharing), and `torch.tensor(a)` copies it. The
 # array both of them refuse most often is a view with a **negative stride**. (They also refuse arrays
 # whose bytes are in the other byte order, such as a `>f8` array read from a file written on another
 # kind of machine, and dtypes that have no tensor dtype, such as `np.longdouble`; `arr.astype(np.float64)`

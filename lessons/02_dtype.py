@@ -127,7 +127,7 @@ check_key(answer_int_dtype, "C", name="answer_int_dtype",
 # ## NumPy's float64 crosses over
 #
 # NumPy's default float is `float64`, not `float32`. `torch.from_numpy(a)` keeps the array's dtype,
-# because the tensor it returns uses the array's own memory (lesson 4): it cannot change a single
+# because the tensor it returns uses the array's own memory (lesson {04_numpy}): it cannot change a single
 # byte. `torch.tensor(a)` copies, but keeps the dtype too. So data prepared with NumPy (or pandas,
 # which sits on it) arrives as `float64`, and integer columns as `int64`.
 
@@ -340,7 +340,7 @@ for dev in test_devices(meta=True):
 #
 # Data prepared in NumPy often arrives as `int64`, `bool` or `float64` arrays. Return a `float32`
 # tensor with `arr`'s values and shape, for any rank (a 0-d array too) and any int, bool or float
-# dtype, including the negative-stride views of lesson 1, such as `arr[:, ::-1]`. Leave `arr` as it
+# dtype, including the negative-stride views of lesson {01_tensors}, such as `arr[:, ::-1]`. Leave `arr` as it
 # was.
 
 # %% answer features_from_numpy

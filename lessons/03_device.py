@@ -982,7 +982,7 @@ print("fixed:", model(inputs.to(target)).shape)
 # - A `torch.device` compares its index too: `torch.device("cuda") != torch.device("cuda:0")`, and a
 #   GPU tensor's `.device` always has one. Compare `.type` when any GPU will do.
 #
-# Next: lesson 4 moves data between NumPy arrays and tensors, and shows when the two share memory.
+# Next: lesson {04_numpy} moves data between NumPy arrays and tensors, and shows when the two share memory.
 
 # %%
 # Try it: write a line that would fail on a GPU machine because of a forgotten device=, then fix it.

@@ -701,8 +701,8 @@ check_tensor(result, torch.tensor(image[:, ::-1].copy(), dtype=torch.float32), w
 # 2. float32 with `.float()`, before any arithmetic: `uint8` holds only whole numbers from 0 to 255,
 #    so `200 + 100` wraps around to 44;
 # 3. divide by 255, so that 0 stays 0 and 255 becomes 1;
-# 4. channels first with `.permute(0, 3, 1, 2)`: the new dimension 1 is the old dimension 3. Lesson 1
-#    did this for one image with `permute(2, 0, 1)`, and lesson 5 explains it in depth. `reshape`
+# 4. channels first with `.permute(0, 3, 1, 2)`: the new dimension 1 is the old dimension 3. Lesson {01_tensors}
+#    did this for one image with `permute(2, 0, 1)`, and lesson {05_shapes} explains it in depth. `reshape`
 #    would give the same shape with the pixels scrambled;
 # 5. `.to(device)`.
 #

@@ -162,7 +162,7 @@ print(y.view(6, 4).stride())
 # become `(H*W*C, 1, W*C, C)`. The shape stays `(B, C, H, W)`, and "contiguous" means row-major
 # for the tensor's own shape, so `is_contiguous()` is `False` while
 # `is_contiguous(memory_format=torch.channels_last)` is `True`. Convolutions on a GPU are often
-# faster on that layout. It is a layout, not a shape: lessons 1 and 4 say "channels last" for an
+# faster on that layout. It is a layout, not a shape: lessons {01_tensors} and {04_numpy} say "channels last" for an
 # image whose *shape* is `(H, W, C)`, which `to_channels_last` below makes with `permute`.
 
 # %%

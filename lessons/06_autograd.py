@@ -1091,7 +1091,7 @@ print("with .data:  ", [round(g, 4) for g in silent.tolist()], "(no error, and w
 # by `y.add_(1.0)`, the multiplication by a number does not save its output, so `backward()` works.
 # The version counter checks exactly the tensors that were saved, and it counts only the changes
 # PyTorch makes through a tensor. Two roads get past it: `.data`, as above, and a write through
-# memory that a NumPy array shares with the tensor (`.detach().numpy()`, lesson 4), which PyTorch
+# memory that a NumPy array shares with the tensor (`.detach().numpy()`, lesson {04_numpy}), which PyTorch
 # never sees. Both leave the gradient silently wrong, so when `backward()` does not raise, no saved
 # value was changed in place *by a PyTorch operation*; for the rest, do not write into memory that a
 # graph may have saved.

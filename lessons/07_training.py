@@ -146,7 +146,7 @@ print("images:", tuple(batch.shape), "-> flattened:", tuple(model[0](batch).shap
 
 # %% [markdown]
 # The inputs must have the weights' dtype, float32 here: an int64 batch raises a RuntimeError
-# (lesson 2), and so does a float64 one. The output has one score per class, called a *logit*: a raw
+# (lesson {02_dtype}), and so does a float64 one. The output has one score per class, called a *logit*: a raw
 # number, not a probability.
 #
 # ### `CrossEntropyLoss`: logits against class indices

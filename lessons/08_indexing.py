@@ -1,7 +1,7 @@
 # %% [markdown]
 # # indexing, gathering and vectorized code
 #
-# This lesson follows the one on shapes (lesson 5). Fast tensor code rarely touches one element at
+# This lesson follows the one on shapes (lesson {05_shapes}). Fast tensor code rarely touches one element at
 # a time: it selects, gathers, counts and scatters whole batches with a few tensor operations, and
 # leaves the loop to compiled code. Here you learn those operations, and you measure what a Python
 # loop costs.
@@ -38,7 +38,7 @@ def same_memory(a, b):
 #
 # Indexing with integers and slices (`x[1]`, `x[:, 1]`, `x[1:, ::2]`) is *basic indexing*. Every
 # element it selects sits at a regular step in memory, so PyTorch answers with a **view**: a new
-# shape and new strides over the same memory, with nothing copied (lesson 5). An integer removes
+# shape and new strides over the same memory, with nothing copied (lesson {05_shapes}). An integer removes
 # its dimension; a slice keeps it, even a slice of length 1.
 
 # %%
@@ -933,7 +933,7 @@ for dev in test_devices():
 # its right edge the smaller of the two right edges (and the same for top and bottom). When the
 # boxes do not overlap, right minus left comes out negative: clamp it at 0. For every pair of a
 # box from `a` `(N, 4)` and a box from `b` `(M, 4)` at once, broadcast `(N, 1)` against `(1, M)`,
-# as `pairwise_distances` did in lesson 5.
+# as `pairwise_distances` did in lesson {05_shapes}.
 
 # %%
 a = torch.tensor([[0.0, 0.0, 2.0, 2.0]], device=device)

@@ -2,7 +2,7 @@
 # # Lesson 9: memory: storage, strides, views and copies
 #
 # Some of the most confusing PyTorch bugs are memory bugs: a `view` that refuses, a write that shows
-# up in another tensor, a copy nobody asked for, an in-place operation that breaks `backward()`. They
+# up in another tensor, a copy nobody asked for, an in-place write that lands somewhere else. They
 # all make sense once you see a tensor the way PyTorch does: a window, with strides, over a row of
 # memory cells.
 #
@@ -14,7 +14,7 @@
 # - state the exact rule by which `view` refuses, and choose between `view`, `reshape` and `contiguous`;
 # - store images `channels_last` and check it with `is_contiguous(memory_format=...)`;
 # - choose between `expand` and `repeat`, and know why writing into an expanded tensor goes wrong;
-# - write in place safely: broadcasting, `out=`, aliasing, views and autograd's version counter;
+# - write in place safely: broadcasting, `out=`, aliasing, views and their shared version counter;
 # - measure what a copy costs.
 
 # %%
@@ -693,23 +693,19 @@ m += m.t().clone()
 print(m)
 
 # %% [markdown]
-# **Views and autograd.** An in-place write through a view changes its base too, and every tensor
-# carries a version counter, `t._version`, that each in-place write increases (a view and its base
-# share one counter). Autograd remembers the version of each tensor it saved for `backward()`; if the
-# tensor was changed in place since, `backward()` raises a `RuntimeError` (the autograd lesson
-# builds those graphs).
+# **Views and the version counter.** An in-place write through a view changes its base too, and
+# every tensor carries a version counter, `t._version`, that each in-place write increases (a view
+# and its base share one counter). Lesson {06_autograd}, on gradients, shows who reads that counter
+# and why.
 
 # %%
-w = torch.ones(3, requires_grad=True)
-y = w * 2
-z = y.sin()                           # sin saves y for backward
-print("version before", y._version)
-y.mul_(2)
-print("version after ", y._version)
-try:
-    z.sum().backward()
-except RuntimeError as error:
-    print("RuntimeError:", str(error)[:100], "...")
+base = torch.zeros(4, device=device)
+tail = base[2:]
+print("versions before:", base._version, tail._version)
+tail.add_(1)
+print("after tail.add_(1):", base._version, tail._version, "| base:", base.tolist())
+fresh = base + 1
+print("base + 1 writes nothing in place:", base._version, "| the new tensor starts at", fresh._version)
 
 # %% [markdown]
 # ### Your turn: `symmetrize_`
@@ -810,13 +806,10 @@ for n in (100, 1000):
 #
 # **4. `x += something that overlaps x`.** PyTorch refuses; `clone()` the right-hand side.
 #
-# **5. Changing in place a tensor autograd saved.** `backward()` then raises; compute a new tensor
-# instead (`y = y * 2`, not `y.mul_(2)`).
-#
-# **6. Assuming `channels_last` changes the shape.** The shape and the indices stay `(B, C, H, W)`;
+# **5. Assuming `channels_last` changes the shape.** The shape and the indices stay `(B, C, H, W)`;
 # only the strides change.
 #
-# **7. Writing through a slice and forgetting it is a view.** `row = x[0]; row[:] = 0` clears row 0
+# **6. Writing through a slice and forgetting it is a view.** `row = x[0]; row[:] = 0` clears row 0
 # of `x`.
 #
 # **Try it.** `t = torch.arange(12).reshape(3, 4)`. Predict `t[:, 1:3].stride()`,
@@ -838,5 +831,5 @@ print(t[:, 1:3].stride(), t[:, 1:3].storage_offset())
 # - `channels_last` is a stride order; check it with `is_contiguous(memory_format=torch.channels_last)`.
 # - `expand` costs no memory and shares cells; `repeat` copies.
 # - In place: the left operand cannot grow, partial overlaps are refused, views share writes and a
-#   version counter, and autograd checks that counter.
+#   version counter.
 # - A copy costs `numel() * element_size()` bytes and time that grows with them; a view costs neither.

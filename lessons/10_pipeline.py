@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lesson 10: the GPU pipeline
 #
-# Lesson 3 taught where a tensor lives and why every tensor of an operation must share a device.
+# Lesson {03_device} taught where a tensor lives and why every tensor of an operation must share a device.
 # This lesson is about the week you first train on a GPU: comparing devices correctly, moving data
 # in few large copies, timing code that runs asynchronously, overlapping copies with compute,
 # saving on one machine and loading on another, making a run repeat exactly, and running a model
@@ -409,7 +409,7 @@ print("a batch from DataLoader(pin_memory=True) is pinned:", first.is_pinned(), 
 # `non_blocking=True` exactly for the tensors that are pinned (`t.is_pinned()`) and a blocking copy
 # for all the others.
 #
-# - `batch` is nested as in lesson 3's `move_batch`: dicts (keys kept in order), lists and tuples
+# - `batch` is nested as in lesson {03_device}'s `move_batch`: dicts (keys kept in order), lists and tuples
 #   to any depth, with tensors and other values (ints, strings, `None`) as leaves, which come back
 #   as they are;
 # - build new containers; leave the batch you were given unchanged.

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from autograder.authoring.lessons import parse_lesson
+from autograder.authoring.lessons import course_order, parse_lesson
+from autograder.rules import items as item_rules
 from autograder.authoring.quizzes import LetterQuiz, blind_score, form_scores, key_spread, letter_quizzes, mixed_form
 from tests.conftest import ROOT, lessons
 
@@ -101,3 +102,19 @@ def test_no_form_heuristic_beats_chance_on_the_letter_quizzes(capsys):
             print(f"  {name}: {score:.2f}")
     beating = {name: round(score, 2) for name, score in scores.items() if score > math.ceil(chance)}
     assert not beating, f"these guess better than chance ({chance:.2f} of {len(quizzes)}): {beating}"
+
+
+FIRST_TAUGHT = {r"\.backward\(": "06_autograd", r"\boptim\.\w+\(": "06_autograd", r"\bDataLoader\(": "07_training"}
+"""Code that a lesson teaches, and the lesson that teaches it: no lesson taught earlier runs it where students read."""
+
+
+def test_no_lesson_runs_code_before_the_lesson_that_teaches_it():
+    order = course_order(ROOT)
+    early = []
+    for pattern, home in FIRST_TAUGHT.items():
+        for lesson in order[: order.index(home)]:
+            for cell in _cells(lesson):
+                shown = "\n".join(cell.lines).split(item_rules.BEGIN_HIDDEN)[0]
+                if cell.kind != "markdown" and re.search(pattern, shown):
+                    early.append(f"{lesson}:{cell.line_no} runs {pattern} before {home}")
+    assert not early, early

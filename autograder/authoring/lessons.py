@@ -170,13 +170,44 @@ def number_title(cells: list[Cell], number: int) -> None:
             cells[0].lines[0] = f"# Lesson {number}: {match['title']}"
 
 
+REFERENCE = re.compile(r"\{(?P<id>\d\d_[a-z0-9_]+)\}")
+"""A reference to another lesson in a lesson's text, by id: `lesson {05_shapes}` is built as `lesson 5`."""
+NUMBERED = re.compile(r"\b[Ll]essons? \d")
+
+
+def number_references(cells: list[Cell], order: list[str], *, name: str = "<lesson>") -> None:
+    """Write each `{<lesson id>}` in the text as that lesson's place in the course.
+
+    A number written by hand would go stale when `lessons/ORDER` moves a lesson, so the text names
+    lessons by id and a hand-written "lesson 5" is refused.
+    """
+    for cell in cells:
+        if cell.kind != "markdown":
+            continue
+        for index, line in enumerate(cell.lines):
+            if cell is cells[0] and index == 0:
+                continue
+            where = f"{name}:{cell.line_no}: the markdown cell's line {line.strip()!r}"
+            if NUMBERED.search(REFERENCE.sub("", line)):
+                raise LessonSyntaxError(
+                    f"{where} numbers a lesson: name it by its id in braces, as in lesson {{05_shapes}}"
+                )
+            unknown = [m["id"] for m in REFERENCE.finditer(line) if m["id"] not in order]
+            if unknown:
+                raise LessonSyntaxError(
+                    f"{where} names {', '.join(unknown)}, not a lesson of the course ({', '.join(order)})"
+                )
+            cell.lines[index] = REFERENCE.sub(lambda m: str(order.index(m["id"]) + 1), line)
+
+
 def render(lesson_file: Path) -> str:
-    """The source notebook's JSON text for a lesson file, its title numbered in course order."""
+    """The source notebook's JSON text for a lesson file, its title and its references numbered in course order."""
     cells = parse_lesson(lesson_file.read_text(encoding="utf-8"), name=str(lesson_file))
     course_dir = lesson_file.parent.parent
     order = course_order(course_dir)
     if lesson_file.stem in order:
         number_title(cells, order.index(lesson_file.stem) + 1)
+    number_references(cells, order, name=str(lesson_file))
     return nbformat.writes(build_notebook(cells)) + "\n"
 
 

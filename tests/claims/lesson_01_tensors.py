@@ -272,7 +272,7 @@ def _():
 
 @claim(
     "01_tensors",
-    "`torch.from_numpy(a)` wraps the array's memory as a tensor without copying it (lesson 4 is about that sharing), and `torch.tensor(a)` copies it.",
+    "`torch.from_numpy(a)` wraps the array's memory as a tensor without copying it (lesson {04_numpy} is about that sharing), and `torch.tensor(a)` copies it.",
 )
 def _():
     a = np.zeros(3)

@@ -638,7 +638,7 @@ def _():
 @claim(
     L,
     "Two roads get past it: `.data`, as above, and a write through memory that a NumPy array shares with the tensor "
-    "(`.detach().numpy()`, lesson 4), which PyTorch never sees. Both leave the gradient silently wrong",
+    "(`.detach().numpy()`, lesson {04_numpy}), which PyTorch never sees. Both leave the gradient silently wrong",
 )
 def _():
     z = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)

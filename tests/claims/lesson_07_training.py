@@ -74,7 +74,7 @@ def _():
 
 @claim(
     LESSON,
-    "The inputs must have the weights' dtype, float32 here: an int64 batch raises a RuntimeError (lesson 2), and so does a "
+    "The inputs must have the weights' dtype, float32 here: an int64 batch raises a RuntimeError (lesson {02_dtype}), and so does a "
     "float64 one.",
 )
 def _():

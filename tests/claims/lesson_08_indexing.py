@@ -26,7 +26,7 @@ def _needs_cuda() -> None:
 @claim(
     LESSON,
     "PyTorch answers with a **view**: a new shape and new strides over the same memory, with nothing copied "
-    "(lesson 5). An integer removes its dimension; a slice keeps it, even a slice of length 1.",
+    "(lesson {05_shapes}). An integer removes its dimension; a slice keeps it, even a slice of length 1.",
 )
 def _():
     x = torch.arange(24).reshape(2, 3, 4)

@@ -132,3 +132,35 @@ def test_titles_are_numbered_in_course_order(tmp_path):
         for lesson in ("01_a", "02_b", "03_c")
     }
     assert titles == {"03_c": "# Lesson 1: Title", "01_a": "# Lesson 2: Title", "02_b": "# Lesson 3: Title"}
+
+
+def test_references_to_other_lessons_are_numbered_in_course_order(tmp_path):
+    """`lesson {id}` in the text becomes the lesson's place in lessons/ORDER, so moving a lesson moves every reference."""
+    import json
+
+    course = _course_with_lessons(tmp_path, ["01_a", "02_b", "03_c"], "03_c\n01_a\n")
+    text = GOOD.replace(
+        "# Text.", "# Text after lesson {03_c}; lessons {02_b} and {01_a} follow.\n# A dict `{1: 2}` stays."
+    )
+    (course / "lessons" / "01_a.py").write_text(text, encoding="utf-8")
+    page = "".join(json.loads(render(course / "lessons" / "01_a.py"))["cells"][0]["source"])
+    assert "Text after lesson 1; lessons 3 and 2 follow." in page and "`{1: 2}`" in page
+    (course / "lessons" / "ORDER").write_text("01_a\n02_b\n03_c\n", encoding="utf-8")
+    page = "".join(json.loads(render(course / "lessons" / "01_a.py"))["cells"][0]["source"])
+    assert "Text after lesson 3; lessons 2 and 1 follow." in page
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("# As lesson 5 showed.", "numbers a lesson: name it by its id in braces"),
+        ("# Lessons 1 and 4 agree.", "numbers a lesson"),
+        ("# As lesson {07_z} showed.", "names 07_z, not a lesson of the course (01_a, 02_b)"),
+    ],
+)
+def test_a_reference_by_number_or_to_no_lesson_is_refused_with_its_line(tmp_path, line, fragment):
+    course = _course_with_lessons(tmp_path, ["01_a", "02_b"])
+    (course / "lessons" / "02_b.py").write_text(GOOD.replace("# Text.", line), encoding="utf-8")
+    with pytest.raises(LessonSyntaxError, match=re.escape(fragment)) as raised:
+        render(course / "lessons" / "02_b.py")
+    assert "02_b.py:1:" in str(raised.value) and line.lstrip("# ") in str(raised.value)
