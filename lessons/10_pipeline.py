@@ -840,10 +840,13 @@ check_key(answer_inference_tensor, "D", name="answer_inference_tensor",
 #
 # Compute a linear layer's logits for inference in bfloat16. `weight` has shape
 # `(classes, features)`, `bias` shape `(classes,)`, `x` shape `(N, features)`; all three are float32
-# on one device (`weight` and `bias` may require grad). Return `x @ weight.T + bias` computed:
+# on one device (`weight` and `bias` may require grad). Return the layer's output, equal in value to
+# `x @ weight.T + bias`, as a bfloat16 tensor, computed:
 #
-# - under `torch.autocast` with `dtype=torch.bfloat16` for the inputs' device type, so that the
-#   result is a bfloat16 tensor (the sentence on `x @ w.T + b` above says what to use);
+# - under `torch.autocast` with `dtype=torch.bfloat16` for the inputs' device type. Written out as
+#   `x @ weight.T + bias`, the sum comes back float32 even there (the float32 bias promotes the
+#   bfloat16 product, as the paragraph above shows), so compute it with the layer's own operation,
+#   which autocast runs in bfloat16 as a whole;
 # - without recording anything for autograd: under `torch.inference_mode()`, so the result does
 #   not require grad;
 # - on the inputs' device, with shape `(N, classes)`; `N` may be 0. Leave the inputs unchanged.
