@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import traceback
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -62,6 +63,34 @@ def show_stderr_on_stdout(shell: Any = None) -> bool:
 
 class CheckFailed(AssertionError):
     """A check did not pass; the message is meant for the student."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for a failed check: the student's line and the message, no frame of the course.
+
+        IPython calls this instead of printing the traceback (and the exception it was raised while
+        handling), so the notebook, nbgrader's Validate and its feedback show at most three lines.
+        When the student's own code raised and a check reported it, the line shown is where their code
+        raised; otherwise it is the line of the cell that ran the check.
+        """
+        shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+        raised = self.__context__
+        tracebacks = [raised.__traceback__] if raised is not None and not isinstance(raised, CheckFailed) else []
+        for tb in [*tracebacks, self.__traceback__]:
+            line = _cell_line(shell, tb)
+            if line:
+                return [*line, f"{type(self).__name__}: {self}"]
+        return [f"{type(self).__name__}: {self}"]
+
+
+def _cell_line(shell: Any, tb: Any) -> list[str]:
+    """The last frame of `tb` that runs a notebook cell's code, as IPython names it ("Cell In[3], line 2")."""
+    compiler = getattr(shell, "compile", None)
+    found: list[str] = []
+    for frame in traceback.extract_tb(tb):
+        name = compiler.format_code_name(frame.filename) if compiler is not None else None
+        if name:
+            found = [f"{name[0]} {name[1]}, line {frame.lineno}", f"    {(frame.line or '').strip()}"]
+    return found
 
 
 def fail(message: str) -> None:

@@ -89,8 +89,9 @@ def assemble(course_dir: Path, *, out: Path, assignments: list[str] | None = Non
         if path.is_file():
             (out / "jupyter-config" / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, out / "jupyter-config" / name)
-    (out / "requirements.txt").write_text(_requirements(course_dir), encoding="utf-8")
-    (out / "README.md").write_text(_readme(lessons), encoding="utf-8")
+    requirements = _requirements(course_dir)
+    (out / "requirements.txt").write_text(requirements, encoding="utf-8")
+    (out / "README.md").write_text(_readme(lessons, torch_pin=_pin_of(requirements, "torch")), encoding="utf-8")
     return out
 
 
@@ -170,7 +171,15 @@ def _requirements(course_dir: Path) -> str:
     )
 
 
-def _readme(lessons: list[str]) -> str:
+CPU_WHEELS = "https://download.pytorch.org/whl/cpu"
+"""PyTorch's own index of CPU-only wheels: on Linux, PyPI's torch is the CUDA build, several GB larger."""
+
+
+def _pin_of(requirements: str, name: str) -> str:
+    return next(line for line in requirements.splitlines() if re.match(rf"{name}\b", line))
+
+
+def _readme(lessons: list[str], *, torch_pin: str) -> str:
     listing = "\n".join(f"- `notebooks/{lesson}/{lesson}.ipynb`" for lesson in lessons)
     return f"""# PyTorch tensors: the student bundle
 
@@ -180,15 +189,22 @@ The lessons, in the order the course teaches them:
 
 ## On your own computer
 
-You need Python 3.10 or newer. In a terminal, inside this folder:
+You need Python 3.10 or newer (`python3 --version`). In a terminal:
 
 ```bash
-python -m venv .venv
+unzip {BUNDLE_NAME}.zip && cd {BUNDLE_NAME}     # the commands below run inside this folder
+python3 -m venv .venv
 source .venv/bin/activate            # Windows: .venv\\Scripts\\activate
-pip install -r requirements.txt      # on Linux without a GPU, PyTorch's CPU-only index is a smaller download
+pip install {torch_pin} --index-url {CPU_WHEELS}   # only on Linux without an NVIDIA GPU
+pip install -r requirements.txt
 pip install ./{PACKAGE_DIR}
 jupyter lab notebooks
 ```
+
+The first `pip` line is for Linux machines without an NVIDIA GPU: it installs PyTorch's CPU-only
+build, a much smaller download than the CUDA build that a plain `pip install torch` fetches on
+Linux (the next line then finds the pinned torch already there). Skip it on Windows, macOS, or with
+an NVIDIA GPU.
 
 Open a lesson and run its first cell: it prints the PyTorch version and which device the lesson will
 use (`cpu`, or `cuda` when PyTorch sees an NVIDIA GPU). If it fails with `No module named 'course'`,

@@ -58,12 +58,19 @@ def test_bundle_holds_lessons_package_requirements_and_readme(built):
     assert not any(line.startswith("nbgrader") for line in requirements), "nbgrader must stay optional"
     readme = (built / "README.md").read_text()
     for needed in (
+        f"unzip {bundle.BUNDLE_NAME}.zip && cd {bundle.BUNDLE_NAME}",
+        "python3 -m venv .venv",
         "pip install -r requirements.txt",
         "pip install ./course-package",
         "%pip install",
         "jupyter lab notebooks",
     ):
         assert needed in readme, needed
+    torch_pin = next(line for line in requirements if line.startswith("torch=="))
+    assert f"pip install {torch_pin} --index-url https://download.pytorch.org/whl/cpu" in readme, (
+        "the CPU-only command installs the very torch the requirements pin, from PyTorch's CPU index"
+    )
+    assert "python -m venv" not in readme, "one spelling of the commands: python3"
 
 
 def test_bundle_lists_the_lessons_in_course_order(built):
@@ -265,3 +272,11 @@ def test_untouched_release_fails_only_in_the_exercises(lesson, built, monkeypatc
     tests = [i for i, c in enumerate(nb.cells) if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
     assert [i for i in tests if i not in errors] == [], "a visible check passes on the untouched release"
     assert {errors[i] for i in exercises if i in errors} <= {"NotImplementedError", "CheckFailed"}
+
+
+def test_the_cpu_only_install_in_the_docs_names_the_pinned_torch():
+    """README and docs/students.md give the CPU-only command with the torch the course pins, so it never drifts."""
+    pinned = next(line for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("torch=="))
+    for doc in (ROOT / "README.md", ROOT / "docs" / "students.md"):
+        commands = re.findall(r"pip install (torch\S*) --index-url (\S+)", doc.read_text(encoding="utf-8"))
+        assert commands == [(pinned, bundle.CPU_WHEELS)], (doc.name, commands)
