@@ -6,6 +6,7 @@ Everything an instructor would otherwise set by hand lives here. The grader's ow
 
 import os
 
+from autograder.grades.feedback_template import use_named_items
 from course_exchange.hubconfig import use_exchange
 
 c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
@@ -26,6 +27,10 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # Releases, submissions and feedback go through the exchange service (course_exchange/, a JupyterHub
 # service), never through a shared folder; deploy/jupyterhub/ runs it.
 use_exchange(c)
+
+# Feedback pages name each item (nbgrader's say "Test cell" for all of them) and wrap long output lines;
+# `autograder feedback` and stock `nbgrader generate_feedback` write the same pages with it.
+use_named_items(c)
 
 # Test cells import the course package; importing torch can take a few seconds on a cold cache,
 # and the training lesson trains a small model.

@@ -9,7 +9,8 @@ the same output). A code cell new only in its source (each student's answer) is 
 rendered once, with its own highlighted source put in. A page is the concatenation of its pieces; `tests/autograder/grades/test_feedback_pages.py` checks it
 against stock nbgrader's page for every submission of a class. A course whose configuration changes
 how nbgrader writes feedback (its exporter, template, preprocessors or folder layout) is handed to
-stock nbgrader instead: `fast_path_refusal` says why.
+stock nbgrader instead, `fast_path_refusal` says why; the one template it knows besides nbgrader's is
+the course's own (`feedback_template`), which names each item.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.grades import feedback_template
 from autograder.grades.highlighting import reusing_highlighter
 
 CELL_START = "<!--autograder-feedback-cell-start-->"
@@ -57,6 +59,8 @@ class Marks:
 def fast_path_refusal(config) -> str | None:
     """Why this course's feedback must come from stock nbgrader (None: the pages here are its pages)."""
     for section in CONFIG_SECTIONS_THAT_CHANGE_PAGES:
+        if section == "HTMLExporter" and feedback_template.is_named_items(config.get(section, {})):
+            continue
         if section in config and len(config[section]):
             return f"the course configures {section}"
     course = config.get("CourseDirectory", {})
