@@ -15,6 +15,7 @@ versions the course is tested with. Nothing is written unless it passes the leak
 from __future__ import annotations
 
 import copy
+import json
 import re
 import shutil
 import zipfile
@@ -38,6 +39,10 @@ FALLBACK_PINS = {
     "ipykernel": "ipykernel",
 }
 STUDENT_CONFIG_FILES = ("jupyter_server_config.json", "labconfig/page_config.json")
+PAGE_CONFIG = "labconfig/page_config.json"
+# nbgrader's Assignment List (and the Nbgrader menu that only opens it) talks to the hub's exchange; on a
+# laptop it opens a page of exchange errors, so the bundle turns both off. The hub keeps them.
+HUB_ONLY_PLUGINS = ("@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:menu")
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
@@ -84,15 +89,28 @@ def assemble(course_dir: Path, *, out: Path, assignments: list[str] | None = Non
     for lesson in lessons:
         shutil.copytree(course_dir / "release" / lesson, out / "notebooks" / lesson, ignore=SKIPPED)
     _write_package(course_dir, out / PACKAGE_DIR)
-    for name in STUDENT_CONFIG_FILES:
-        path = course_dir / "student" / "jupyter" / name
-        if path.is_file():
-            (out / "jupyter-config" / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, out / "jupyter-config" / name)
+    write_laptop_config(course_dir, out / "jupyter-config")
     requirements = _requirements(course_dir)
     (out / "requirements.txt").write_text(requirements, encoding="utf-8")
     (out / "README.md").write_text(_readme(lessons, torch_pin=_pin_of(requirements, "torch")), encoding="utf-8")
     return out
+
+
+def write_laptop_config(course_dir: Path, into: Path) -> None:
+    """The student's Jupyter configuration for a laptop in the folder `into`: the hub's student settings
+    (`student/jupyter`), with the plugins that need the hub's exchange turned off and locked."""
+    for name in STUDENT_CONFIG_FILES:
+        path = course_dir / "student" / "jupyter" / name
+        if not path.is_file():
+            continue
+        (into / name).parent.mkdir(parents=True, exist_ok=True)
+        if name != PAGE_CONFIG:
+            shutil.copy2(path, into / name)
+            continue
+        page = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("disabledExtensions", "lockedExtensions"):
+            page.setdefault(key, {}).update(dict.fromkeys(HUB_ONLY_PLUGINS, True))
+        (into / name).write_text(json.dumps(page, indent=2) + "\n", encoding="utf-8")
 
 
 def scan_bundle(course_dir: Path, bundle: Path) -> list[leaks.Leak]:

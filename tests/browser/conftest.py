@@ -1,8 +1,8 @@
 """Fixtures for the browser tests: a student's JupyterLab on loopback and a headless Chromium.
 
-JupyterLab runs with the student configuration (student/jupyter) over a temporary copy of release/,
-with its own runtime, data and settings folders so nothing of the machine's own Jupyter set-up
-leaks in. Chromium is Debian's (never a downloaded one); the `browser` fixture is shared with the other
+JupyterLab runs with the student bundle's configuration (student/jupyter, less what needs the hub)
+over a temporary copy of release/, with its own runtime, data and settings folders so nothing of the
+machine's own Jupyter set-up leaks in. Chromium is Debian's (never a downloaded one); the `browser` fixture is shared with the other
 tests from tests/conftest.py.
 """
 
@@ -22,9 +22,8 @@ from pathlib import Path
 import pytest
 
 from student_view import RELEASE, ROOT, released_lessons
+from autograder.authoring import bundle
 from tests.support.servers import free_port
-
-STUDENT_CONFIG = ROOT / "student" / "jupyter"
 
 
 class Lab:
@@ -44,8 +43,8 @@ class Lab:
             PYTHONUNBUFFERED="1",
         )
         config = home / "config"  # jupyter writes into its config folder: never point it at the repository
-        if student:
-            shutil.copytree(STUDENT_CONFIG, config)
+        if student:  # a student on a laptop: the bundle's configuration
+            bundle.write_laptop_config(ROOT, config)
         env["JUPYTER_CONFIG_DIR"] = str(config)
         command = [
             sys.executable,

@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSONS = released_lessons()
 INSTRUCTOR_TOOLS = ("Formgrader", "Course List", "Create Assignment", "Create assignment")
+NEWS_PROMPT = "Would you like to get notified about official Jupyter news?"  # JupyterLab's own words
 FAILED_CHECK = re.compile(r"Expected .+ but found", re.S)
 
 
@@ -140,6 +141,9 @@ def test_student_sees_no_instructor_tools(student_lab, page):
             "no Validate button"
         )
         assert _instructor_tools(view) == []
+    with view.step("nothing that needs the hub, no news prompt"):
+        assert view.menu_entries("Nbgrader") == [] and view.commands_matching("Assignment List") == []
+        assert view.page.get_by_text(NEWS_PROMPT).count() == 0, "JupyterLab asks about its news"
 
 
 def test_without_the_student_configuration_the_tools_show(instructor_lab, page):
@@ -149,3 +153,6 @@ def test_without_the_student_configuration_the_tools_show(instructor_lab, page):
     with view.step("instructor tools (instructor)"):
         seen = _instructor_tools(view)
         assert any("Formgrader" in s for s in seen) and any("Create Assignment" in s for s in seen), seen
+    with view.step("what the bundle turns off (instructor)"):
+        view.page.get_by_text(NEWS_PROMPT).wait_for(timeout=30_000)
+        assert "Assignment List" in view.menu_entries("Nbgrader")

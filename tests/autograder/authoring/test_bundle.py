@@ -22,6 +22,7 @@ from tests.conftest import ROOT, copy_course
 
 LESSONS = bundle.released_lessons(ROOT)
 NBGRADER_LABEXTENSION = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyter" / "nbgrader"
+JUPYTERLAB_STATIC = Path(sys.prefix) / "share" / "jupyter" / "lab" / "static"
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +105,16 @@ def test_write_bundle_zips_the_folder(tmp_path):
     assert names == on_disk
     assert f"student-bundle/notebooks/{lesson}/{lesson}.ipynb" in names
     assert "student-bundle/jupyter-config/labconfig/page_config.json" in names
+
+
+def test_the_bundles_config_turns_off_what_needs_the_hub(built):
+    """On a laptop the Assignment List only shows exchange errors: the bundle turns it off, the rest as the hub's."""
+    hub = json.loads((ROOT / "student" / "jupyter" / bundle.PAGE_CONFIG).read_text(encoding="utf-8"))
+    laptop = json.loads((built / "jupyter-config" / bundle.PAGE_CONFIG).read_text(encoding="utf-8"))
+    for key in ("disabledExtensions", "lockedExtensions"):
+        assert laptop[key] == {**hub[key], **dict.fromkeys(bundle.HUB_ONLY_PLUGINS, True)}
+    server = "jupyter_server_config.json"
+    assert (built / "jupyter-config" / server).read_bytes() == (ROOT / "student" / "jupyter" / server).read_bytes()
 
 
 def test_the_bundle_holds_no_solution_hidden_test_or_key(built):
@@ -202,10 +213,13 @@ def test_student_config_hides_real_instructor_plugins():
     assert "@jupyter/nbgrader:validate-assignment" not in disabled
     locked = {name for name, on in page_config["lockedExtensions"].items() if on}
     assert disabled <= locked, "a student could turn a disabled tool back on in the Plugin Manager"
+    assert "@jupyterlab/apputils-extension:announcements" in disabled, "JupyterLab would ask about its news"
+    assert not set(bundle.HUB_ONLY_PLUGINS) & disabled, "the hub's students need the Assignment List"
     if NBGRADER_LABEXTENSION.is_dir():
         shipped = "".join(p.read_text(errors="replace") for p in NBGRADER_LABEXTENSION.rglob("*.js"))
-        for plugin in disabled:
-            assert f'"{plugin}"' in shipped, f"{plugin} is not a plugin of the installed nbgrader lab extension"
+        shipped += "".join(p.read_text(errors="replace") for p in JUPYTERLAB_STATIC.glob("jlab_core*.js"))
+        for plugin in disabled | set(bundle.HUB_ONLY_PLUGINS):
+            assert f'"{plugin}"' in shipped, f"{plugin} is not a plugin of the installed JupyterLab or nbgrader"
     server = json.loads((ROOT / "student" / "jupyter" / "jupyter_server_config.json").read_text())
     extensions = server["ServerApp"]["jpserver_extensions"]
     assert extensions == {
@@ -280,3 +294,13 @@ def test_the_cpu_only_install_in_the_docs_names_the_pinned_torch():
     for doc in (ROOT / "README.md", ROOT / "docs" / "students.md"):
         commands = re.findall(r"pip install (torch\S*) --index-url (\S+)", doc.read_text(encoding="utf-8"))
         assert commands == [(pinned, bundle.CPU_WHEELS)], (doc.name, commands)
+
+
+def test_the_students_guide_turns_off_what_the_bundle_turns_off(built):
+    """docs/students.md's commands for a user's own ~/.jupyter name the plugins the bundle disables and locks."""
+    page = json.loads((built / "jupyter-config" / bundle.PAGE_CONFIG).read_text(encoding="utf-8"))
+    guide = (ROOT / "docs" / "students.md").read_text(encoding="utf-8")
+    for verb, key in (("disable", "disabledExtensions"), ("lock", "lockedExtensions")):
+        line = re.search(rf"^jupyter labextension {verb} --level=user (.+)$", guide, re.M)
+        assert line, f"docs/students.md has no `jupyter labextension {verb}` line"
+        assert set(line.group(1).split()) == {name for name, on in page[key].items() if on}
