@@ -183,11 +183,10 @@ answer_rank_meaning = "C"
 ### END SOLUTION
 
 # %% test answer_rank_meaning points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_rank_meaning, "ABCD", name="answer_rank_meaning")
-passed("answer_rank_meaning", "(Only the form is checked here.)")
+form_checked("answer_rank_meaning")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -372,11 +371,10 @@ answer_index_shape = (4, 3)
 ### END SOLUTION
 
 # %% test answer_index_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_index_shape, name="answer_index_shape")
-passed("answer_index_shape", "(Only the form is checked here.)")
+form_checked("answer_index_shape")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -438,11 +436,10 @@ answer_slice_view = "D"
 ### END SOLUTION
 
 # %% test answer_slice_view points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_slice_view, "ABCD", name="answer_slice_view")
-passed("answer_slice_view", "(Only the form is checked here.)")
+form_checked("answer_slice_view")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -544,11 +541,10 @@ answer_batch_shape = (32, 3, 224, 224)
 ### END SOLUTION
 
 # %% test answer_batch_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_batch_shape, name="answer_batch_shape", length=4)
-passed("answer_batch_shape", "(Only the form is checked here.)")
+form_checked("answer_batch_shape")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

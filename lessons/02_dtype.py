@@ -111,11 +111,10 @@ answer_int_dtype = "C"
 ### END SOLUTION
 
 # %% test answer_int_dtype points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_int_dtype, "ABCD", name="answer_int_dtype")
-passed("answer_int_dtype", "(Only the form is checked here.)")
+form_checked("answer_int_dtype")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -169,11 +168,10 @@ answer_numpy_float_dtype = "D"
 ### END SOLUTION
 
 # %% test answer_numpy_float_dtype points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_numpy_float_dtype, "ABCD", name="answer_numpy_float_dtype")
-passed("answer_numpy_float_dtype", "(Only the form is checked here.)")
+form_checked("answer_numpy_float_dtype")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -244,11 +242,10 @@ answer_cast_values = "A"
 ### END SOLUTION
 
 # %% test answer_cast_values points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_cast_values, "ABCD", name="answer_cast_values")
-passed("answer_cast_values", "(Only the form is checked here.)")
+form_checked("answer_cast_values")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -445,11 +442,10 @@ answer_zero_d_promotion = "C"
 ### END SOLUTION
 
 # %% test answer_zero_d_promotion points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_zero_d_promotion, "ABCD", name="answer_zero_d_promotion")
-passed("answer_zero_d_promotion", "(Only the form is checked here.)")
+form_checked("answer_zero_d_promotion")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -497,11 +493,10 @@ answer_uint8_wrap = "B"
 ### END SOLUTION
 
 # %% test answer_uint8_wrap points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_uint8_wrap, "ABCD", name="answer_uint8_wrap")
-passed("answer_uint8_wrap", "(Only the form is checked here.)")
+form_checked("answer_uint8_wrap")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -653,11 +648,10 @@ answer_linear_int_input = "A"
 ### END SOLUTION
 
 # %% test answer_linear_int_input points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_linear_int_input, "ABCD", name="answer_linear_int_input")
-passed("answer_linear_int_input", "(Only the form is checked here.)")
+form_checked("answer_linear_int_input")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

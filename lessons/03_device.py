@@ -79,11 +79,10 @@ answer_default_device = "A"
 ### END SOLUTION
 
 # %% test answer_default_device points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_default_device, "ABCD", name="answer_default_device")
-passed("answer_default_device", "(Only the form is checked here.)")
+form_checked("answer_default_device")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -173,11 +172,10 @@ answer_device_index = "B"
 ### END SOLUTION
 
 # %% test answer_device_index points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_device_index, "ABCD", name="answer_device_index")
-passed("answer_device_index", "(Only the form is checked here.)")
+form_checked("answer_device_index")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -281,11 +279,10 @@ answer_to_returns_new = "B"
 ### END SOLUTION
 
 # %% test answer_to_returns_new points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_to_returns_new, "ABCD", name="answer_to_returns_new")
-passed("answer_to_returns_new", "(Only the form is checked here.)")
+form_checked("answer_to_returns_new")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -535,11 +532,10 @@ answer_zero_d_direction = "C"
 ### END SOLUTION
 
 # %% test answer_zero_d_direction points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_zero_d_direction, "ABCD", name="answer_zero_d_direction")
-passed("answer_zero_d_direction", "(Only the form is checked here.)")
+form_checked("answer_zero_d_direction")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -568,11 +564,10 @@ answer_device_mismatch = "D"
 ### END SOLUTION
 
 # %% test answer_device_mismatch points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_device_mismatch, "ABCD", name="answer_device_mismatch")
-passed("answer_device_mismatch", "(Only the form is checked here.)")
+form_checked("answer_device_mismatch")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

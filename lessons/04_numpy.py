@@ -112,11 +112,10 @@ answer_shared_after_mutation = "B"
 ### END SOLUTION
 
 # %% test answer_shared_after_mutation points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_shared_after_mutation, "ABCD", name="answer_shared_after_mutation")
-passed("answer_shared_after_mutation", "(Only the form is checked here.)")
+form_checked("answer_shared_after_mutation")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -228,11 +227,10 @@ answer_as_tensor_dtype = "D"
 ### END SOLUTION
 
 # %% test answer_as_tensor_dtype points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_as_tensor_dtype, "ABCD", name="answer_as_tensor_dtype")
-passed("answer_as_tensor_dtype", "(Only the form is checked here.)")
+form_checked("answer_as_tensor_dtype")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -259,11 +257,10 @@ answer_tensor_copies = "C"
 ### END SOLUTION
 
 # %% test answer_tensor_copies points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_tensor_copies, "ABCD", name="answer_tensor_copies")
-passed("answer_tensor_copies", "(Only the form is checked here.)")
+form_checked("answer_tensor_copies")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -414,11 +411,10 @@ answer_numpy_after_rebind = "A"
 ### END SOLUTION
 
 # %% test answer_numpy_after_rebind points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_numpy_after_rebind, "ABCD", name="answer_numpy_after_rebind")
-passed("answer_numpy_after_rebind", "(Only the form is checked here.)")
+form_checked("answer_numpy_after_rebind")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -487,11 +483,10 @@ answer_cuda_numpy = "B"
 ### END SOLUTION
 
 # %% test answer_cuda_numpy points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_cuda_numpy, "ABCD", name="answer_cuda_numpy")
-passed("answer_cuda_numpy", "(Only the form is checked here.)")
+form_checked("answer_cuda_numpy")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

@@ -248,11 +248,10 @@ answer_view_after_transpose = "C"
 ### END SOLUTION
 
 # %% test answer_view_after_transpose points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_view_after_transpose, "ABCD", name="answer_view_after_transpose")
-passed("answer_view_after_transpose", "(Only the form is checked here.)")
+form_checked("answer_view_after_transpose")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -559,11 +558,10 @@ answer_broadcast_shape = (3, 4)
 ### END SOLUTION
 
 # %% test answer_broadcast_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_broadcast_shape, name="answer_broadcast_shape")
-passed("answer_broadcast_shape", "(Only the form is checked here.)")
+form_checked("answer_broadcast_shape")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -598,11 +596,10 @@ answer_broadcast_empty = "A"
 ### END SOLUTION
 
 # %% test answer_broadcast_empty points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_broadcast_empty, "ABCD", name="answer_broadcast_empty")
-passed("answer_broadcast_empty", "(Only the form is checked here.)")
+form_checked("answer_broadcast_empty")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -678,11 +675,10 @@ answer_reduce_shape = (1, 5, 1)
 ### END SOLUTION
 
 # %% test answer_reduce_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_reduce_shape, name="answer_reduce_shape")
-passed("answer_reduce_shape", "(Only the form is checked here.)")
+form_checked("answer_reduce_shape")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -858,11 +854,10 @@ answer_matmul_batch_shape = (5, 2, 4, 6)
 ### END SOLUTION
 
 # %% test answer_matmul_batch_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_matmul_batch_shape, name="answer_matmul_batch_shape")
-passed("answer_matmul_batch_shape", "(Only the form is checked here.)")
+form_checked("answer_matmul_batch_shape")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

@@ -165,11 +165,10 @@ answer_seed_weight_grad = [[4.0], [6.0]]
 ### END SOLUTION
 
 # %% test answer_seed_weight_grad points=1
-from course.checks import passed
-from course.quiz import check_nested_floats
+from course.quiz import check_nested_floats, form_checked
 
 check_nested_floats(answer_seed_weight_grad, name="answer_seed_weight_grad", shape=(2, 1))
-passed("answer_seed_weight_grad", "(Only the form is checked here.)")
+form_checked("answer_seed_weight_grad")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -323,11 +322,10 @@ answer_backward_twice = "C"
 ### END SOLUTION
 
 # %% test answer_backward_twice points=1
-from course.checks import passed
-from course.quiz import check_choice
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_backward_twice, "ABCD", name="answer_backward_twice")
-passed("answer_backward_twice", "(Only the form is checked here.)")
+form_checked("answer_backward_twice")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -641,11 +639,10 @@ answer_vjp_grad = [4.0, -2.0, -8.0]
 ### END SOLUTION
 
 # %% test answer_vjp_grad points=1
-from course.checks import passed
-from course.quiz import check_nested_floats
+from course.quiz import check_nested_floats, form_checked
 
 check_nested_floats(answer_vjp_grad, name="answer_vjp_grad", shape=(3,))
-passed("answer_vjp_grad", "(Only the form is checked here.)")
+form_checked("answer_vjp_grad")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -859,11 +856,10 @@ answer_loop_grad = "A"
 ### END SOLUTION
 
 # %% test answer_loop_grad points=1
-from course.checks import passed
-from course.quiz import check_choice
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_loop_grad, "ABCD", name="answer_loop_grad")
-passed("answer_loop_grad", "(Only the form is checked here.)")
+form_checked("answer_loop_grad")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -898,11 +894,10 @@ answer_where_log_grad = "B"
 ### END SOLUTION
 
 # %% test answer_where_log_grad points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_where_log_grad, "ABCD", name="answer_where_log_grad")
-passed("answer_where_log_grad", "(Only the form is checked here.)")
+form_checked("answer_where_log_grad")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -1405,11 +1400,10 @@ answer_no_grad_purpose = "D"
 ### END SOLUTION
 
 # %% test answer_no_grad_purpose points=1
-from course.checks import passed
-from course.quiz import check_choice
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_no_grad_purpose, "ABCD", name="answer_no_grad_purpose")
-passed("answer_no_grad_purpose", "(Only the form is checked here.)")
+form_checked("answer_no_grad_purpose")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -1477,11 +1471,10 @@ answer_freeze_step = "B"
 ### END SOLUTION
 
 # %% test answer_freeze_step points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_freeze_step, "ABCD", name="answer_freeze_step")
-passed("answer_freeze_step", "(Only the form is checked here.)")
+form_checked("answer_freeze_step")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

@@ -65,11 +65,10 @@ answer_seed_training_bug = "C"
 ### END SOLUTION
 
 # %% test answer_seed_training_bug points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_seed_training_bug, "ABCD", name="answer_seed_training_bug")
-passed("answer_seed_training_bug", "(Only the form is checked here.)")
+form_checked("answer_seed_training_bug")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -322,11 +321,10 @@ answer_zero_grad_step = "D"
 ### END SOLUTION
 
 # %% test answer_zero_grad_step points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_zero_grad_step, "ABCD", name="answer_zero_grad_step")
-passed("answer_zero_grad_step", "(Only the form is checked here.)")
+form_checked("answer_zero_grad_step")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

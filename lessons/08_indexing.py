@@ -128,11 +128,10 @@ answer_advanced_index_copies = "D"
 ### END SOLUTION
 
 # %% test answer_advanced_index_copies points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_advanced_index_copies, "ABCD", name="answer_advanced_index_copies")
-passed("answer_advanced_index_copies", "(Only the form is checked here.)")
+form_checked("answer_advanced_index_copies")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -198,11 +197,10 @@ answer_mask_shape = (7, 5)
 ### END SOLUTION
 
 # %% test answer_mask_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_mask_shape, name="answer_mask_shape")
-passed("answer_mask_shape", "(Only the form is checked here.)")
+form_checked("answer_mask_shape")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -331,11 +329,10 @@ answer_gather_dim0 = "A"
 ### END SOLUTION
 
 # %% test answer_gather_dim0 points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_gather_dim0, "ABCD", name="answer_gather_dim0")
-passed("answer_gather_dim0", "(Only the form is checked here.)")
+form_checked("answer_gather_dim0")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -365,11 +362,10 @@ answer_index_broadcast_shape = (2, 3, 7)
 ### END SOLUTION
 
 # %% test answer_index_broadcast_shape points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_index_broadcast_shape, name="answer_index_broadcast_shape")
-passed("answer_index_broadcast_shape", "(Only the form is checked here.)")
+form_checked("answer_index_broadcast_shape")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -548,11 +544,10 @@ answer_vectorized_speed = "B"
 ### END SOLUTION
 
 # %% test answer_vectorized_speed points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_vectorized_speed, "ABCD", name="answer_vectorized_speed")
-passed("answer_vectorized_speed", "(Only the form is checked here.)")
+form_checked("answer_vectorized_speed")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

@@ -105,11 +105,10 @@ answer_slice_layout = (6, 6, 2)
 ### END SOLUTION
 
 # %% test answer_slice_layout points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_slice_layout, name="answer_slice_layout", length=3)
-passed("answer_slice_layout", "(Only the form is checked here.)")
+form_checked("answer_slice_layout")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -132,11 +131,10 @@ answer_permute_stride = (1, 4)
 ### END SOLUTION
 
 # %% test answer_permute_stride points=1
-from course.quiz import check_int_tuple
-from course.checks import passed
+from course.quiz import check_int_tuple, form_checked
 
 check_int_tuple(answer_permute_stride, name="answer_permute_stride")
-passed("answer_permute_stride", "(Only the form is checked here.)")
+form_checked("answer_permute_stride")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -188,11 +186,10 @@ answer_same_storage = "A"
 ### END SOLUTION
 
 # %% test answer_same_storage points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_same_storage, "ABCD", name="answer_same_storage")
-passed("answer_same_storage", "(Only the form is checked here.)")
+form_checked("answer_same_storage")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -504,11 +501,10 @@ answer_write_expanded = "C"
 ### END SOLUTION
 
 # %% test answer_write_expanded points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_write_expanded, "ABCD", name="answer_write_expanded")
-passed("answer_write_expanded", "(Only the form is checked here.)")
+form_checked("answer_write_expanded")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

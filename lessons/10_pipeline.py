@@ -92,11 +92,10 @@ answer_cuda_index = "A"
 ### END SOLUTION
 
 # %% test answer_cuda_index points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_cuda_index, "ABCD", name="answer_cuda_index")
-passed("answer_cuda_index", "(Only the form is checked here.)")
+form_checked("answer_cuda_index")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -310,11 +309,10 @@ answer_unsynced_timing = "B"
 ### END SOLUTION
 
 # %% test answer_unsynced_timing points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_unsynced_timing, "ABCD", name="answer_unsynced_timing")
-passed("answer_unsynced_timing", "(Only the form is checked here.)")
+form_checked("answer_unsynced_timing")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 
@@ -821,11 +819,10 @@ answer_inference_tensor = "D"
 ### END SOLUTION
 
 # %% test answer_inference_tensor points=1
-from course.quiz import check_choice
-from course.checks import passed
+from course.quiz import check_choice, form_checked
 
 check_choice(answer_inference_tensor, "ABCD", name="answer_inference_tensor")
-passed("answer_inference_tensor", "(Only the form is checked here.)")
+form_checked("answer_inference_tensor")
 ### BEGIN HIDDEN TESTS
 from course.quiz import check_key
 

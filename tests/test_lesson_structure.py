@@ -118,3 +118,25 @@ def test_no_lesson_runs_code_before_the_lesson_that_teaches_it():
                 if cell.kind != "markdown" and re.search(pattern, shown):
                     early.append(f"{lesson}:{cell.line_no} runs {pattern} before {home}")
     assert not early, early
+
+
+@pytest.mark.parametrize("lesson", lessons())
+def test_a_quiz_says_its_answer_is_graded_later(lesson):
+    """A quiz's visible check sees the form only, so its line must not read as "right": every quiz ends
+    its visible part with `form_checked`, which says the answer is graded after hand-in."""
+    for cell in _cells(lesson):
+        if cell.kind != "test" or not cell.item.startswith(item_rules.QUIZ_PREFIX):
+            continue
+        visible = "\n".join(cell.lines).split(item_rules.BEGIN_HIDDEN)[0]
+        assert f'form_checked("{cell.item}")' in visible and "passed(" not in visible, (
+            f"{lesson}: {cell.item}'s visible check must end with form_checked({cell.item!r})"
+        )
+
+
+def test_form_checked_says_the_answer_is_graded_later(capsys):
+    from course.quiz import GRADED_LATER, form_checked
+
+    form_checked("answer_rank_meaning")
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("✓ answer_rank_meaning: ") and line.endswith(GRADED_LATER)
+    assert "graded after you hand" in GRADED_LATER
