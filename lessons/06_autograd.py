@@ -520,9 +520,9 @@ check_true(not used, f"Expected grad_of to compute the gradient with torch.autog
            f"{' and by '.join(used)} (measured in your process). The task rules those out: grad_of is there to "
            "write the mechanism by hand.")
 result, x_changed = grad_of_named(grad_of, "sum_of_squares", x)
-check_tensor(result, 2 * x, what="grad_of(f, x) for f(x) = (x * x).sum() at x = [1., -2., 3.] (it is 2 * x)", requires_grad=False)
 check_true(not x_changed, "Expected grad_of to leave x as it was (measured in your process), but x changed "
            "(its values, requires_grad or .grad). Work on x.detach().clone() instead of x.")
+check_tensor(result, 2 * x, what="grad_of(f, x) for f(x) = (x * x).sum() at x = [1., -2., 3.] (it is 2 * x)", requires_grad=False)
 passed("grad_of")
 ### BEGIN HIDDEN TESTS
 from course.device import test_devices

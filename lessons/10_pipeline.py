@@ -144,11 +144,11 @@ check_equal(same_place("cpu", torch.device("cpu")), True, what="same_place('cpu'
 check_equal(same_place("cpu", "meta"), False, what="same_place('cpu', 'meta')")
 check_equal(same_place(torch.ones(2), "cpu"), True, what="same_place(a CPU tensor, 'cpu')")
 check_equal(same_place("cuda:0", "cuda:1"), False, what="same_place('cuda:0', 'cuda:1')")
+current = torch.cuda.current_device() if torch.cuda.is_available() else 0
+check_equal(same_place("cuda", "cuda:0"), current == 0, what="same_place('cuda', 'cuda:0'), where 'cuda' means the current GPU")
 passed("same_place")
 ### BEGIN HIDDEN TESTS
-current = torch.cuda.current_device() if torch.cuda.is_available() else 0
 cases = [
-    (("cuda", "cuda:0"), current == 0, "same_place('cuda', 'cuda:0')"),
     ((torch.device("cuda:0"), torch.device("cuda")), current == 0, "same_place(torch.device('cuda:0'), torch.device('cuda'))"),
     (("cuda", f"cuda:{current}"), True, f"same_place('cuda', 'cuda:{current}'): the current device"),
     (("cuda", f"cuda:{current + 1}"), False, f"same_place('cuda', 'cuda:{current + 1}')"),

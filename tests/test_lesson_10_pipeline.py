@@ -229,3 +229,30 @@ def test_inference_tensor_key():
         "D": found is RuntimeError,
     }
     assert the_true_choice(holds) == key_of(QUIZ_LESSON, "answer_inference_tensor")
+
+
+def _visible_check(item: str) -> str:
+    cells = parse_lesson((ROOT / "lessons" / "10_pipeline.py").read_text(encoding="utf-8"))
+    test = next(c for c in cells if c.kind == "test" and c.item == item)
+    return "\n".join(test.lines).split("### BEGIN HIDDEN TESTS")[0]
+
+
+@pytest.mark.parametrize("kind", ["wrong", "right"])
+def test_same_places_visible_check_holds_its_main_rule(kind):
+    """'cuda' is the current GPU: every wrong answer of the corpus fails before hand-in, every right one passes."""
+    import importlib
+
+    from course.checks import CheckFailed
+
+    for answer in importlib.import_module("tests.corpus.10_pipeline").ITEMS["same_place"][kind]:
+        namespace: dict = {"torch": torch}
+        exec(answer, namespace)
+        with contextlib.redirect_stdout(io.StringIO()) as shown:
+            try:
+                exec(_visible_check("same_place"), namespace)
+            except CheckFailed:
+                failed = True
+            else:
+                failed = False
+        assert failed == (kind == "wrong"), answer
+        assert ("✓ same_place" in shown.getvalue()) == (kind == "right"), answer
