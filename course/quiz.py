@@ -109,7 +109,7 @@ def check_int_tuple(answer: Any, *, name: str, length: int | None = None) -> Non
     if shape is None:
         fail(f"Expected {name} to be a tuple of ints, such as (2, 3), but found {answer!r:.100}.")
     if length is not None and len(shape) != length:
-        fail(f"Expected {name} to have {length} numbers (one per dimension), but found {len(shape)}.")
+        fail(f"Expected {name} to have {length} numbers, as the question asks, but found {len(shape)}.")
 
 
 def check_nested_floats(answer: Any, *, name: str, shape: tuple[int, ...]) -> None:
