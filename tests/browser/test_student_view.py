@@ -112,8 +112,9 @@ def test_student_works_through_the_lesson(lesson, student_lab, page):
         assert "validation-failed" in (message.get_attribute("class") or ""), message.inner_text()
         text = message.inner_text()
         assert FAILED_CHECK.search(text), text
-        assert f'passed("{wrong.grade_id}"' in text, "the wrong answer's test cell is not listed as failing"
-        assert f'passed("{right.grade_id}"' not in text, "the right answer's test cell is listed as failing"
+        # a test cell ends with passed("<item>"), a quiz's with form_checked("<item>")
+        assert f'("{wrong.grade_id}")' in text, "the wrong answer's test cell is not listed as failing"
+        assert f'("{right.grade_id}")' not in text, "the right answer's test cell is listed as failing"
         dialog.get_by_role("button", name="Ok").click()
         dialog.wait_for(state="detached")
 
