@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from autograder.authoring.lessons import parse_lesson
+from autograder.rules import items
 from course.probes.pipeline import call_recording_copies
 from instructor.pipeline import checkpoint_bytes, classification_data, linear_reference
 from tests.conftest import ROOT
@@ -234,7 +235,7 @@ def test_inference_tensor_key():
 def _visible_check(item: str) -> str:
     cells = parse_lesson((ROOT / "lessons" / "10_pipeline.py").read_text(encoding="utf-8"))
     test = next(c for c in cells if c.kind == "test" and c.item == item)
-    return "\n".join(test.lines).split("### BEGIN HIDDEN TESTS")[0]
+    return "\n".join(test.lines).split(items.BEGIN_HIDDEN)[0]
 
 
 @pytest.mark.parametrize("kind", ["wrong", "right"])

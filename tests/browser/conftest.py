@@ -2,8 +2,8 @@
 
 JupyterLab runs with the student bundle's configuration (student/jupyter, less what needs the hub)
 over a temporary copy of release/, with its own runtime, data and settings folders so nothing of the
-machine's own Jupyter set-up leaks in. Chromium is Debian's (never a downloaded one); the `browser` fixture is shared with the other
-tests from tests/conftest.py.
+machine's own Jupyter set-up leaks in. Chromium is Debian's (never a downloaded one); the `browser`
+fixture is shared with the other tests from tests/conftest.py.
 """
 
 from __future__ import annotations

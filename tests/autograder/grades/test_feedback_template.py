@@ -8,7 +8,6 @@ course's nbgrader_config.py. That the engine's pages equal stock nbgrader's unde
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from traitlets.config import Config
@@ -16,8 +15,8 @@ from traitlets.config import Config
 from autograder.config import nbconfig
 from autograder.grades import feedback_pages, feedback_template
 from autograder.rules import items
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 EXPLANATION = "Not right: " + " ".join(["a view shares its storage with the tensor it was taken from"] * 8)
 GRADED = ["tensor_rank", "answer_slice_view", "pad_images"]
 
