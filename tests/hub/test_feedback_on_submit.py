@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import time
+import urllib.parse
 
 import nbformat
 import pytest
@@ -101,7 +102,11 @@ def _read_feedback(tab: AssignmentsTab, stamp: str) -> tuple[dict[str, str], str
     line = tab.row("submitted", LESSON).locator(".nested_list_item").filter(has_text=stamp)
     line.locator("a").filter(has_text="view feedback").wait_for(timeout=120_000)
     line.locator("a").filter(has_text="view feedback").click()
+    # Every submission's folder holds a page of the same name: wait until the file browser shows this
+    # submission's folder, or the double click may open the page of the one it showed before.
+    tab.page.locator(".jp-BreadCrumbs").filter(has_text=stamp).wait_for(timeout=60_000)
     tab.page.locator(".jp-DirListing-item").filter(has_text=f"{LESSON}.html").dblclick()
+    tab.page.wait_for_url(lambda url: stamp in urllib.parse.unquote(url), timeout=60_000)
     frame = tab.page.frame_locator(".jp-MainAreaWidget:not(.lm-mod-hidden) iframe")
     frame.locator("tr.check").first.wait_for(timeout=60_000)
     verdicts = {}
