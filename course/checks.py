@@ -93,7 +93,17 @@ def _cell_line(shell: Any, tb: Any) -> list[str]:
     return found
 
 
-def fail(message: str) -> None:
+FAILURES: dict[str, int] = {}
+"""How often each fix has been earned in this kernel, by its text: a fix is told at the second failure."""
+
+
+def fail(message: str, *, fix: str = "") -> None:
+    """Raise `CheckFailed(message)`. `fix`, a sentence saying how to repair the mistake, is added only when a
+    check with the same fix has failed before in this kernel: a first failure leaves the student to think."""
+    if fix:
+        FAILURES[fix] = FAILURES.get(fix, 0) + 1
+        if FAILURES[fix] > 1:
+            message = f"{message} Hint: {fix}"
     raise CheckFailed(message)
 
 
@@ -117,9 +127,9 @@ def type_name(value: Any) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def check_true(condition: Any, message: str) -> None:
+def check_true(condition: Any, message: str, *, fix: str = "") -> None:
     if condition is not True and not (isinstance(condition, (bool, np.bool_)) and bool(condition)):
-        fail(message)
+        fail(message, fix=fix)
 
 
 def check_type(value: Any, types: type | tuple[type, ...], *, what: str = "the result") -> None:

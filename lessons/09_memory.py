@@ -260,8 +260,8 @@ from course.quiz import read_int_tuple
 
 found = check_runs(strides_after_permute, (2, 3, 4), (2, 0, 1), what="strides_after_permute((2, 3, 4), (2, 0, 1))")
 check_true(read_int_tuple(found) == (1, 12, 4),
-           f"Expected strides_after_permute((2, 3, 4), (2, 0, 1)) to be (1, 12, 4): contiguous strides (12, 4, 1) "
-           f"taken in the order 2, 0, 1; but found {found!r:.200}.")
+           f"Expected strides_after_permute((2, 3, 4), (2, 0, 1)) to be (1, 12, 4), but found {found!r:.200}.",
+           fix="A contiguous (2, 3, 4) tensor has strides (12, 4, 1); permute((2, 0, 1)) takes them in the order 2, 0, 1.")
 passed("strides_after_permute")
 ### BEGIN HIDDEN TESTS
 import torch

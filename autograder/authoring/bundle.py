@@ -198,10 +198,11 @@ def _pin_of(requirements: str, name: str) -> str:
 
 
 def _readme(lessons: list[str], *, torch_pin: str) -> str:
-    listing = "\n".join(f"- `notebooks/{lesson}/{lesson}.ipynb`" for lesson in lessons)
+    listing = "\n".join(f"{n}. `notebooks/{lesson}/{lesson}.ipynb`" for n, lesson in enumerate(lessons, start=1))
     return f"""# PyTorch tensors: the student bundle
 
-The lessons, in the order the course teaches them:
+The lessons, in the order the course teaches them (a folder keeps the number its lesson was first
+given, so the folders sort in another order; each lesson ends by naming the next one's folder):
 
 {listing}
 

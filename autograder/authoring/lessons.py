@@ -200,14 +200,47 @@ def number_references(cells: list[Cell], order: list[str], *, name: str = "<less
             cell.lines[index] = REFERENCE.sub(lambda m: str(order.index(m["id"]) + 1), line)
 
 
+def lesson_title(course_dir: Path, lesson: str) -> str:
+    """The title a lesson file gives itself, without any "Lesson N: " written in front of it."""
+    path = course_dir / "lessons" / f"{lesson}.py"
+    for cell in parse_lesson(path.read_text(encoding="utf-8"), name=str(path))[:1]:
+        match = TITLE.match(cell.lines[0]) if cell.kind == "markdown" and cell.lines else None
+        if match:
+            return match["title"]
+    raise LessonSyntaxError(f"{path}: the first cell must be a markdown cell whose first line is '# <title>'")
+
+
+def point_to_next(cells: list[Cell], course_dir: Path, order: list[str], lesson: str) -> None:
+    """End the lesson with the one the course teaches next, and its folder.
+
+    Ids keep the number a lesson was first given, so folders do not sort in the order the course
+    teaches them; the last cell says which folder to open next instead of leaving the student to guess.
+    """
+    place = order.index(lesson)
+    if place + 1 == len(order):
+        text = f"That is the end of lesson {place + 1}, the last lesson of the course."
+    else:
+        after = order[place + 1]
+        text = (
+            f"That is the end of lesson {place + 1}. Next: lesson {place + 2}, "
+            f"*{lesson_title(course_dir, after)}*, in the folder `{after}`."
+        )
+        if not after.startswith(f"{place + 2:02d}_"):
+            text += " Folders keep the number their lesson was first given, so they do not sort in the order taught."
+    cells.append(Cell("markdown", lines=[text], line_no=cells[-1].line_no if cells else 0))
+
+
 def render(lesson_file: Path) -> str:
-    """The source notebook's JSON text for a lesson file, its title and its references numbered in course order."""
+    """The source notebook's JSON text for a lesson file, its title and its references numbered in course
+    order, ending with a pointer to the next lesson."""
     cells = parse_lesson(lesson_file.read_text(encoding="utf-8"), name=str(lesson_file))
     course_dir = lesson_file.parent.parent
     order = course_order(course_dir)
     if lesson_file.stem in order:
         number_title(cells, order.index(lesson_file.stem) + 1)
     number_references(cells, order, name=str(lesson_file))
+    if lesson_file.stem in order:
+        point_to_next(cells, course_dir, order, lesson_file.stem)
     return nbformat.writes(build_notebook(cells)) + "\n"
 
 

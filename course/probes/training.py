@@ -943,44 +943,47 @@ def check_training_step(
     """
     where = f"({what}; measured in your process)"
     if found["loss_type"] not in FLOATS:
-        hint = (
-            " Return loss.item(), which turns the 0-d loss tensor into a Python float."
-            if found["loss"] is not None
-            else ""
-        )
         fail(
-            f"Expected training_step to return the loss as a Python float, but it returned {_a(found['loss_type'])} {where}.{hint}"
+            f"Expected training_step to return the loss as a Python float, but it returned {_a(found['loss_type'])} {where}.",
+            fix="Return loss.item(), which turns the 0-d loss tensor into a Python float."
+            if found["loss"] is not None
+            else "",
         )
     if not math.isclose(found["loss"], expected["loss"], rel_tol=1e-5, abs_tol=1e-6):
         fail(
             f"Expected training_step to return the loss before the update, about {expected['loss']:.6g}, but it returned "
-            f"{found['loss']:.6g} {where}. Compute the loss once, from this batch, before optimizer.step(), and return that value."
+            f"{found['loss']:.6g} {where}.",
+            fix="Compute the loss once, from this batch, before optimizer.step(), and return that value.",
         )
     if all(torch.equal(a, b) for a, b in zip(found["params_before"], found["params"])):
         fail(
-            f"Expected training_step to change the model's parameters, but they are exactly as before {where}. "
-            "Order matters: zero_grad, forward, loss, backward, then optimizer.step()."
+            f"Expected training_step to change the model's parameters, but they are exactly as before {where}.",
+            fix="Order matters: zero_grad, forward, loss, backward, then optimizer.step().",
         )
     hint = ""
     if stale_grads:
         hint = (
-            " Every parameter came in with an old gradient in its .grad: clear it (optimizer.zero_grad()) before "
+            "Every parameter came in with an old gradient in its .grad: clear it (optimizer.zero_grad()) before "
             "loss.backward(), or the old gradient is added to the new one and leaks into the update."
         )
     if "params" in expected:
         for index, (got, want) in enumerate(zip(found["params"], expected["params"])):
+            mismatch = ""
             try:
                 check_tensor(
                     got, want, what=f"parameter {index} of the model after the update {where}", atol=1e-5, rtol=1e-4
                 )
             except CheckFailed as error:
-                raise CheckFailed(f"{error}{hint}") from None
+                mismatch = str(error)
+            if mismatch:
+                fail(mismatch, fix=hint)
     else:
         for index, (got, want) in enumerate(zip(fingerprint(found["params"]), expected["fingerprint"])):
             if not all(math.isclose(g, w, rel_tol=1e-4, abs_tol=1e-4) for g, w in zip(got, want)):
                 fail(
                     f"Expected parameter {index} of the model after the update to sum to {want[0]:.6g} (squares: {want[1]:.6g}), "
-                    f"but it sums to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the update is not the one a correct step makes.{hint}"
+                    f"but it sums to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the update is not the one a correct step makes.",
+                    fix=hint,
                 )
     check_true(
         found["inputs_unchanged"],
@@ -1237,31 +1240,30 @@ def check_epoch(found: dict[str, Any], expected: dict[str, Any], *, what: str) -
     """
     where = f"({what}; measured in your process)"
     if found["loss_type"] not in FLOATS:
-        hint = (
-            " Add up loss.item() of each batch, and divide by the number of batches."
-            if found["loss"] is not None
-            else ""
-        )
         fail(
-            f"Expected train_one_epoch to return the mean loss as a Python float, but it returned {_a(found['loss_type'])} {where}.{hint}"
+            f"Expected train_one_epoch to return the mean loss as a Python float, but it returned {_a(found['loss_type'])} {where}.",
+            fix="Add up loss.item() of each batch, and divide by the number of batches."
+            if found["loss"] is not None
+            else "",
         )
     if all(torch.equal(a, b) for a, b in zip(found["params_before"], found["params"])):
         fail(
-            f"Expected train_one_epoch to change the model's parameters, but they are exactly as before {where}. "
-            "Each batch needs zero_grad, forward, loss, backward and optimizer.step()."
+            f"Expected train_one_epoch to change the model's parameters, but they are exactly as before {where}.",
+            fix="Each batch needs zero_grad, forward, loss, backward and optimizer.step().",
         )
     running = [i for i, b in enumerate(found["buffers_before"]) if b.is_floating_point()]
     if running and all(torch.equal(found["buffers_before"][i], found["buffers"][i]) for i in running):
         fail(
             f"Expected the batch-norm layer's running statistics to be updated during the epoch, but they did not change {where}: "
-            "the model trained in evaluation mode. It may arrive in evaluation mode (after evaluate, for instance): "
-            "call model.train() before the first batch."
+            "the model trained in evaluation mode.",
+            fix="It may arrive in evaluation mode (after evaluate, for instance): call model.train() before the first batch.",
         )
     if not math.isclose(found["loss"], expected["loss"], rel_tol=1e-4, abs_tol=1e-5):
         fail(
             f"Expected the mean of the {expected['batches']} batch losses of the epoch, about {expected['loss']:.6g}, but found "
-            f"{found['loss']:.6g} {where}. Give every batch one clean step (zero_grad, forward, loss, backward, optimizer.step()), add up "
-            "each batch's loss.item() and divide by the number of batches."
+            f"{found['loss']:.6g} {where}.",
+            fix="Give every batch one clean step (zero_grad, forward, loss, backward, optimizer.step()), add up "
+            "each batch's loss.item() and divide by the number of batches.",
         )
     if "params" in expected:
         pairs = [("parameter", i, got, want) for i, (got, want) in enumerate(zip(found["params"], expected["params"]))]
@@ -1278,8 +1280,8 @@ def check_epoch(found: dict[str, Any], expected: dict[str, Any], *, what: str) -
                 if not all(math.isclose(g, w, rel_tol=1e-3, abs_tol=1e-4) for g, w in zip(got, want)):
                     fail(
                         f"Expected {kind} {index} of the model after the epoch to sum to {want[0]:.6g} (squares: {want[1]:.6g}), but it sums "
-                        f"to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the epoch did not make the updates a correct one makes. "
-                        "Go through every batch once, moving it to the model's device, with one optimizer step per batch."
+                        f"to {got[0]:.6g} (squares: {got[1]:.6g}) {where}: the epoch did not make the updates a correct one makes.",
+                        fix="Go through every batch once, moving it to the model's device, with one optimizer step per batch.",
                     )
     check_true(
         found["inputs_unchanged"],

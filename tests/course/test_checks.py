@@ -166,3 +166,23 @@ def test_stderr_routing_is_only_for_notebook_kernels():
     assert TEST_CELL.search("import torch\nfrom course.checks import check_tensor, passed\n")
     assert TEST_CELL.search("from course.quiz import check_choice\n")
     assert not TEST_CELL.search("import torch\nfrom course.device import describe_setup\n")
+
+
+def test_a_fix_is_told_at_the_second_failure_of_a_check_only(monkeypatch):
+    """A first failure says what was expected and found; the same check failing again adds how to fix it.
+    Another check's fix keeps its own count, and a check without a fix never grows a hint."""
+    from course import checks
+
+    monkeypatch.setattr(checks, "FAILURES", {})
+    messages = []
+    for _ in range(3):
+        with pytest.raises(checks.CheckFailed) as raised:
+            checks.check_true(False, "Expected 3, found 4.", fix="Count from one.")
+        messages.append(str(raised.value))
+    assert messages == ["Expected 3, found 4.", *["Expected 3, found 4. Hint: Count from one."] * 2]
+    with pytest.raises(checks.CheckFailed, match=r"^Expected a, found b\.$"):
+        checks.fail("Expected a, found b.", fix="Another fix.")
+    for _ in range(2):
+        with pytest.raises(checks.CheckFailed, match=r"^Expected a, found b\.$"):
+            checks.fail("Expected a, found b.")
+    checks.check_true(True, "never shown", fix="Count from one.")

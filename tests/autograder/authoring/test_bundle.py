@@ -75,7 +75,7 @@ def test_bundle_holds_lessons_package_requirements_and_readme(built):
 
 
 def test_bundle_lists_the_lessons_in_course_order(built):
-    listed = re.findall(r"^- `notebooks/(\w+)/\1\.ipynb`$", (built / "README.md").read_text(), re.M)
+    listed = re.findall(r"^\d+\. `notebooks/(\w+)/\1\.ipynb`$", (built / "README.md").read_text(), re.M)
     assert listed == course_order(ROOT) == LESSONS
     assert listed.index("09_memory") == listed.index("05_shapes") + 1, "memory is taught right after shapes"
     assert listed.index("08_indexing") == listed.index("09_memory") + 1, "and indexing right after memory"

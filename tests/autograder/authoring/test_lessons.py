@@ -134,6 +134,25 @@ def test_titles_are_numbered_in_course_order(tmp_path):
     assert titles == {"03_c": "# Lesson 1: Title", "01_a": "# Lesson 2: Title", "02_b": "# Lesson 3: Title"}
 
 
+def test_each_lesson_ends_with_the_folder_of_the_next_one_taught(tmp_path):
+    """The last cell names the next lesson in lessons/ORDER and its folder; where the folder's number is not
+    the lesson's place, it says why, so a student who opens folders in sorted order is not lost."""
+    import json
+
+    course = _course_with_lessons(tmp_path, ["01_a", "02_b", "03_c"], "02_b\n01_a\n03_c\n")
+    (course / "lessons" / "01_a.py").write_text(GOOD.replace("# # Title", "# # Lesson 7: Second"), encoding="utf-8")
+    last = {
+        lesson: "".join(json.loads(render(course / "lessons" / f"{lesson}.py"))["cells"][-1]["source"])
+        for lesson in ("02_b", "01_a", "03_c")
+    }
+    assert last["02_b"] == (
+        "That is the end of lesson 1. Next: lesson 2, *Second*, in the folder `01_a`. Folders keep the number"
+        " their lesson was first given, so they do not sort in the order taught."
+    )
+    assert last["01_a"] == "That is the end of lesson 2. Next: lesson 3, *Title*, in the folder `03_c`."
+    assert last["03_c"] == "That is the end of lesson 3, the last lesson of the course."
+
+
 def test_references_to_other_lessons_are_numbered_in_course_order(tmp_path):
     """`lesson {id}` in the text becomes the lesson's place in lessons/ORDER, so moving a lesson moves every reference."""
     import json
