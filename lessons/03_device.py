@@ -184,7 +184,8 @@ check_key(answer_device_index, "B", name="answer_device_index",
               "they were made. torch.device('cuda') has no index, and a torch.device compares its index too, so "
               "cuda:0 == cuda is False. Compare .type when any GPU will do.")
 ### END HIDDEN TESTS
-#
+
+# %% [markdown]
 # ### Your turn: `pick_device`
 #
 # Return a `torch.device` (not a string) of type `"cuda"` when CUDA is available, else `"cpu"`.

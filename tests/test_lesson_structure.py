@@ -39,6 +39,27 @@ def test_lesson_bones(lesson):
 
 
 @pytest.mark.parametrize("lesson", lessons())
+def test_every_function_item_is_set_in_a_markdown_cell_of_its_own(lesson):
+    """A function item's task opens with `### Your turn: `<item>`` in the markdown cell just before its
+    answer: text left in a test cell's comments is locked away in a code cell, or hidden with the tests."""
+    cells = _cells(lesson)
+    for index, cell in enumerate(cells):
+        if cell.kind != "answer" or cell.item.startswith(item_rules.QUIZ_PREFIX):
+            continue
+        before = cells[index - 1] if index else None
+        assert before is not None and before.kind == "markdown", (
+            f"{lesson}: {cell.item}'s answer follows no markdown cell"
+        )
+        assert any(line == f"### Your turn: `{cell.item}`" for line in before.lines), (
+            f"{lesson}:{before.line_no}: the markdown cell before {cell.item}'s answer has no '### Your turn: `{cell.item}`'"
+        )
+    for cell in cells:
+        if cell.kind in ("test", "answer"):
+            stray = [line for line in cell.lines if line.startswith("# ### ")]
+            assert not stray, f"{lesson}:{cell.line_no}: a heading inside {cell.item}'s {cell.kind} cell: {stray}"
+
+
+@pytest.mark.parametrize("lesson", lessons())
 def test_items_match_the_curriculum_conventions(lesson):
     for cell in _cells(lesson):
         if cell.kind != "answer":
