@@ -133,6 +133,8 @@ for name, value in [("scalar", scalar), ("vector", vector), ("matrix", matrix), 
 # %% [markdown]
 # ### Your turn: `tensor_rank`
 #
+# **To write:** `tensor_rank(t)` returns how many dimensions `t` has, as an `int`.
+#
 # Return the number of dimensions of `t` as a plain Python `int`: 0 for a scalar tensor, 2 for an
 # empty `(0, 3)` tensor (it has two dimensions, one of them of size 0).
 
@@ -226,6 +228,9 @@ print(huge.shape, huge.dtype, huge.device, f"{huge.numel():,} elements, none of 
 
 # %% [markdown]
 # ### Your turn: `describe`
+#
+# **To write:** `describe(t)` returns a dict of `t`'s shape, dtype, device and `requires_grad`, in
+# plain Python values.
 #
 # Return a dict with exactly four keys that sum up a tensor:
 #
@@ -492,6 +497,9 @@ print("a batch of two (B, C, H, W):", tuple(two_image_batch.shape))
 # %% [markdown]
 # ### Your turn: `make_image_batch`
 #
+# **To write:** `make_image_batch(batch_size, channels=3, height=224, width=224)` returns a float32
+# batch of zeros of that shape, and refuses sizes below 1.
+#
 # Return a zero tensor (float32, on the CPU, not requiring grad) of shape
 # `(batch_size, channels, height, width)`, with 3 channels of 224x224 pixels by default. Any size
 # below 1 is a mistake: raise `ValueError` with a message that says which one.
@@ -586,6 +594,9 @@ print("mean of the real entries of each row:", padded.sum(dim=1) / real.sum(dim=
 
 # %% [markdown]
 # ### Your turn: `pad_images`
+#
+# **To write:** `pad_images(images)` pads 2-D images of different sizes into one float32 batch
+# `(N, 1, H, W)`, with a bool mask of the real pixels.
 #
 # `images` is a list of grayscale images, each a 2-D tensor of shape `(H_i, W_i)` with at least
 # one row and one column; the sizes differ. All the images of one list share one dtype (any of
@@ -757,6 +768,9 @@ print(torch.from_numpy(a.T).shape, torch.from_numpy(a[:, ::2]).shape)
 
 # %% [markdown]
 # ### Your turn: `numpy_to_tensor_shape`
+#
+# **To write:** `numpy_to_tensor_shape(arr)` makes a tensor from any NumPy array, reversed views
+# included, and returns its shape.
 #
 # Make a tensor from the NumPy array `arr` and return its shape (a tuple of ints; a `torch.Size`
 # counts). It must work for every numeric or bool dtype that PyTorch has a tensor dtype for (the

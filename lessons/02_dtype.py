@@ -258,6 +258,9 @@ check_key(answer_cast_values, "A", name="answer_cast_values",
 # %% [markdown]
 # ### Your turn: `to_float32`
 #
+# **To write:** `to_float32(t)` returns a float32 copy of `t` on `t`'s device, leaving `t` as it
+# was.
+#
 # Return a `float32` tensor with `t`'s values, shape and device. `t` must stay as it was (still its
 # old dtype). It must work for bool, integer, `float16` and `float64` tensors, on any device: on
 # the CPU, on a GPU, and on the `meta` device, whose tensors have no values to read.
@@ -334,6 +337,9 @@ for dev in test_devices(meta=True):
 
 # %% [markdown]
 # ### Your turn: `features_from_numpy`
+#
+# **To write:** `features_from_numpy(arr)` returns a float32 tensor with the values and shape of an
+# int, bool or float NumPy array.
 #
 # Data prepared in NumPy often arrives as `int64`, `bool` or `float64` arrays. Return a `float32`
 # tensor with `arr`'s values and shape, for any rank (a 0-d array too) and any int, bool or float
@@ -509,6 +515,9 @@ check_key(answer_uint8_wrap, "B", name="answer_uint8_wrap",
 # %% [markdown]
 # ### Your turn: `abs_pixel_difference`
 #
+# **To write:** `abs_pixel_difference(a, b)` returns `|a - b|` of two uint8 tensors, as uint8,
+# without wrap-around.
+#
 # `a` and `b` are `uint8` tensors of one shape: two grayscale images, or two batches of them, or a
 # single pixel each (0-d), or even empty ones. Return how far apart they are at each pixel,
 # `|a - b|`, as a **`uint8`** tensor of that shape on their device (every difference of two `uint8`
@@ -582,6 +591,9 @@ print("sum works on ints:", votes.sum(), votes.sum().dtype)
 
 # %% [markdown]
 # ### Your turn: `mean_of_ints`
+#
+# **To write:** `mean_of_ints(t)` returns the mean of an integer, bool or float tensor as a float32
+# 0-d tensor.
 #
 # Return the mean of `t`, an integer, bool or float tensor, as a `float32` **0-d tensor** (a tensor,
 # not a Python float), however many dimensions `t` has. Leave `t` unchanged.
@@ -723,6 +735,9 @@ print("the label column:", table[:, -1], "as int64:", table[:, -1].astype(np.int
 
 # %% [markdown]
 # ### Your turn: `features_and_labels`
+#
+# **To write:** `features_and_labels(table)` splits a NumPy table into float32 features and int64
+# labels, and refuses labels that are not whole numbers.
 #
 # Turn such a table into what `nn.Linear` and `nn.CrossEntropyLoss` want. `table` is a 2-D NumPy
 # array of shape `(N, D + 1)` with `D >= 0`. Its dtype is `float64`, `float32` or an integer dtype,

@@ -188,6 +188,9 @@ check_key(answer_device_index, "B", name="answer_device_index",
 # %% [markdown]
 # ### Your turn: `pick_device`
 #
+# **To write:** `pick_device()` returns the `torch.device` to compute on: CUDA when it is available,
+# else the CPU.
+#
 # Return a `torch.device` (not a string) of type `"cuda"` when CUDA is available, else `"cpu"`.
 # Careful: `torch.cuda.is_available` is a function. Without the parentheses you test the function
 # object itself instead of its answer, and a function object always counts as true in an `if`, so
@@ -398,6 +401,9 @@ if torch.cuda.is_available():
 #
 # ### Your turn: `move_batch`
 #
+# **To write:** `move_batch(batch, device)` returns a copy of a nested batch (dicts, lists, tuples)
+# with every tensor on `device`.
+#
 # Return the same structure with every tensor moved to `device`:
 #
 # - dicts keep their keys in their order; lists stay lists and tuples stay tuples;
@@ -582,6 +588,8 @@ check_key(answer_device_mismatch, "D", name="answer_device_mismatch",
 # %% [markdown]
 # ### Your turn: `same_device`
 #
+# **To write:** `same_device(*tensors)` says whether all the tensors given are on one device.
+#
 # Return `True` when all the tensors given are on one device, `False` otherwise. Compare whole
 # devices, not just their types: `cpu` and `meta` differ, and so do `cuda:0` and `cuda:1`. With zero
 # tensors or one tensor there is nothing to disagree, so the answer is `True`.
@@ -631,6 +639,8 @@ if torch.cuda.is_available():
 
 # %% [markdown]
 # ### Your turn: `add_on_device`
+#
+# **To write:** `add_on_device(a, b)` returns `a + b` computed on `a`'s device.
 #
 # Return `a + b`, computed on `a`'s device: move `b` there first (keep the result of `.to`). Do not
 # change `a` or `b`. The tests put `a` on `meta` and `b` on the CPU, so a plain `a + b` fails there
@@ -701,6 +711,9 @@ except RuntimeError as err:
 
 # %% [markdown]
 # ### Your turn: `find_misplaced`
+#
+# **To write:** `find_misplaced(batch, device)` lists the paths of the tensors in a nested batch
+# that are not on `device`.
 #
 # Return the paths of the tensors in `batch` that are **not** on `device`, as a list of tuples.
 #
@@ -834,6 +847,9 @@ print("outputs:", tuple(outputs.shape), "on", outputs.device)
 
 # %% [markdown]
 # ### Your turn: `linear_on_param_device`
+#
+# **To write:** `linear_on_param_device(params, x)` computes a linear layer from its state dict on
+# the weight's device, wherever `x` comes from.
 #
 # `params` holds a linear layer's parameters as `layer.state_dict()` gives them: `params["weight"]`
 # of shape `(out_features, in_features)` and, unless the layer has no bias, `params["bias"]` of

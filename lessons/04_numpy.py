@@ -127,6 +127,8 @@ check_key(answer_shared_after_mutation, "B", name="answer_shared_after_mutation"
 # %% [markdown]
 # ### Your turn: `numpy_to_tensor_shared`
 #
+# **To write:** `numpy_to_tensor_shared(arr)` returns a tensor that shares `arr`'s memory.
+#
 # Return a tensor that shares memory with `arr`: same dtype, same shape, and a write to either one
 # shows in the other. The tests use many dtypes (bool and float16 included), every rank (0-d and
 # empty arrays included) and non-contiguous views such as `arr.T`, but no negative strides: no tensor
@@ -314,6 +316,9 @@ print(np.ascontiguousarray(np.array(2.0)).shape)
 
 # %% [markdown]
 # ### Your turn: `numpy_to_tensor_copy`
+#
+# **To write:** `numpy_to_tensor_copy(arr)` returns a tensor with `arr`'s values, dtype and shape
+# that shares no memory with it.
 #
 # Return a tensor with `arr`'s values, dtype and shape that shares **no** memory with it. It must
 # work for any dtype the previous task used, any rank (0-d and empty arrays included), and for
@@ -539,6 +544,9 @@ print("after .copy():", np.shares_memory(out.copy(), pred.detach().numpy()))
 # %% [markdown]
 # ### Your turn: `tensor_to_numpy`
 #
+# **To write:** `tensor_to_numpy(t)` returns `t` as a NumPy array, also when `t` requires grad or
+# lives on a GPU.
+#
 # Return a NumPy array with `t`'s values, dtype and shape. It must work when `t` requires grad and
 # when it lives on a GPU, for any rank (0-d and empty tensors included), and leave `t` as it was
 # (same values, same `requires_grad`, same `.grad`). The tests use dtypes NumPy also has (float32,
@@ -623,6 +631,8 @@ print(x)
 
 # %% [markdown]
 # ### Your turn: `to_model_input`
+#
+# **To write:** `to_model_input(arr, device)` returns a NumPy array as a float32 tensor on `device`.
 #
 # Return a float32 tensor on `device` with `arr`'s values and shape, for an array of integers or
 # floats of any dtype and any rank (0-d and empty arrays included), negative strides included, and
@@ -720,6 +730,9 @@ print("uint8 arithmetic wraps around:", (small + 100).item(), " float32 does not
 # %% [markdown]
 # ### Your turn: `images_to_batch`
 #
+# **To write:** `images_to_batch(images, device)` turns uint8 images `(N, H, W, C)` into a float32
+# batch `(N, C, H, W)` in [0, 1] on `device`.
+#
 # `images` is a NumPy `uint8` array of shape `(N, H, W, C)` with values from 0 to 255. Return the
 # float32 tensor of shape `(N, C, H, W)` on `device` with `out[n, c, h, w] == images[n, h, w, c] / 255`.
 # It must work for any `N` (`N = 0` included), one channel (`C = 1`) or three, images that are not
@@ -809,6 +822,9 @@ print("after probe.detach().clamp_(0, 1), probe itself holds:", probe.tolist())
 
 # %% [markdown]
 # ### Your turn: `batch_for_plotting`
+#
+# **To write:** `batch_for_plotting(x)` turns a batch `(N, C, H, W)` from a model into a float32
+# NumPy array `(N, H, W, C)` clipped to [0, 1].
 #
 # `x` is a batch of images `(N, C, H, W)` as a model returns it: a floating-point tensor (float32,
 # float64, float16 or bfloat16) that may require grad, may live on a GPU, and may hold values a

@@ -175,6 +175,9 @@ print(tuple(stored_nhwc.shape), "stride", stored_nhwc.stride(), "contiguous:", s
 # %% [markdown]
 # ### Your turn: `flatten_images`
 #
+# **To write:** `flatten_images(x)` turns a batch `(B, C, H, W)` into a matrix `(B, C*H*W)`, one row
+# per image.
+#
 # Turn a batch of images `(B, C, H, W)` into a matrix `(B, C*H*W)`: one row per image, each row the
 # image's values in row-major order (all of channel 0, then channel 1, ...), as `nn.Linear` wants.
 # It must work when the batch is not contiguous in memory (after a `permute`, or stored as
@@ -295,6 +298,8 @@ print("reshape:", wrong[0, 1, 2].tolist(), " permute:", last[0, 1, 2].tolist())
 # %% [markdown]
 # ### Your turn: `to_channels_last`
 #
+# **To write:** `to_channels_last(x)` turns `(B, C, H, W)` into `(B, H, W, C)`.
+#
 # Turn `(B, C, H, W)` into `(B, H, W, C)` so that `out[b, h, w, c] == x[b, c, h, w]`: each pixel
 # ends up holding its channel values together. Images are not always square. It must work for any
 # batch size (`B = 0` included), any number of channels, any dtype (which it keeps), batches that
@@ -387,6 +392,9 @@ print(img.reshape(1, 6, 4)[0, 1].tolist(), "<- a plain reshape to (1, 6, 4) give
 # last step need `reshape` rather than `view`?
 #
 # ### Your turn: `image_patches`
+#
+# **To write:** `image_patches(x, p)` cuts each image of a batch into `p` by `p` patches, one row
+# per patch: `(B, L, C*p*p)`.
 #
 # For a batch `x` of shape `(B, C, H, W)` and a patch size `p` that divides both `H` and `W`, return
 # the tensor of shape `(B, L, C*p*p)` with `L = (H // p) * (W // p)`. Patches are numbered row by
@@ -691,6 +699,8 @@ check_key(answer_reduce_shape, (1, 5, 1), name="answer_reduce_shape",
 # %% [markdown]
 # ### Your turn: `center_rows`
 #
+# **To write:** `center_rows(x)` subtracts from each row of a 2-D tensor that row's mean.
+#
 # For a 2D float tensor, subtract from each row that row's own mean, so that every row of the result
 # has mean 0. It must work for any number of rows and columns, a tensor with no rows (`(0, D)`)
 # included, for float32 and float64, and for a tensor that is not contiguous. Do not change `x`
@@ -749,6 +759,9 @@ for dev in test_devices():
 
 # %% [markdown]
 # ### Your turn: `normalize_channels`
+#
+# **To write:** `normalize_channels(x)` gives each channel of a batch `(B, C, H, W)` mean 0 and
+# standard deviation 1.
 #
 # A batch-normalisation layer (`nn.BatchNorm2d`, in training mode) starts by giving every channel
 # mean 0 and standard deviation 1 over the batch; here you write that step yourself. (Input images
@@ -887,6 +900,9 @@ print((difference * difference).sum(dim=-1))            # squared distances, (2,
 # %% [markdown]
 # ### Your turn: `pairwise_distances`
 #
+# **To write:** `pairwise_distances(a, b)` returns the `(N, M)` Euclidean distances between the rows
+# of `a` and of `b`, with no Python loop.
+#
 # For `a` of shape `(N, D)` and `b` of shape `(M, D)`, return the `(N, M)` tensor whose entry
 # `[i, j]` is the Euclidean distance between `a[i]` and `b[j]`. Use tensor operations, not Python
 # loops. Your result must agree with the exact distances, `torch.cdist(a, b,
@@ -983,6 +999,9 @@ print("with equal shapes:", ((pred.reshape(-1) - target) ** 2).mean().item())
 # print `tuple(diff.shape)` whenever a loss looks odd.
 #
 # ### Your turn: `mean_squared_error`
+#
+# **To write:** `mean_squared_error(pred, target)` is the loss shown below with its broadcasting bug
+# fixed.
 #
 # This loss has the bug above:
 #

@@ -379,6 +379,9 @@ print("weight.grad is still:", weight.grad, "| w_copy.grad is still:", w_copy.gr
 # %% [markdown]
 # ### Your turn: `linear_weight_grad`
 #
+# **To write:** `linear_weight_grad(x, w)` returns the gradient of `(x @ w).sum()` with respect to
+# `w`, leaving `x` and `w` as they were.
+#
 # Return the gradient of `(x @ w).sum()` with respect to `w`: shaped like `w`, not requiring grad.
 # Leave `x` and `w` exactly as they were (values, `requires_grad` and `.grad`), whether or not `w`
 # requires grad. `w` may be a matrix or a vector, and `x` may have extra batch dimensions.
@@ -489,6 +492,9 @@ draw_tangent(wavy, 1.0, slope.item())
 # wrong (`slope.item() + 0.5`): it cuts through the curve instead of touching it.
 #
 # ### Your turn: `grad_of`
+#
+# **To write:** `grad_of(f, x)` returns the gradient of a scalar function `f` at `x`, with autograd,
+# leaving `x` as it was.
 #
 # Return the gradient of a scalar-valued function `f` at `x`: a tensor shaped like `x` that does
 # not require grad. `f` takes a tensor shaped like `x` and returns a 0-d tensor. Leave `x` as it was
@@ -654,6 +660,9 @@ check_key(answer_vjp_grad, [4.0, -2.0, -8.0], name="answer_vjp_grad",
 
 # %% [markdown]
 # ### Your turn: `tanh_layer_vjp`
+#
+# **To write:** `tanh_layer_vjp(x, w, v)` returns the gradients that
+# `torch.tanh(x @ w).backward(gradient=v)` would give `x` and `w`.
 #
 # A layer computes `y = torch.tanh(x @ w)` from a batch `x` of shape `(N, D)` and weights `w` of
 # shape `(D, K)`, so `y` has shape `(N, K)`. Given an output gradient `v` shaped like `y`, return
@@ -951,6 +960,9 @@ print("values:", straight.tolist(), "| gradient through round:", through_round.t
 # %% [markdown]
 # ### Your turn: `binarize_straight_through`
 #
+# **To write:** `binarize_straight_through(x)` returns `sign(x)` with the gradient of
+# `x.clamp(-1, 1)`.
+#
 # Networks with binary weights keep only the sign of each number in the forward pass. To train
 # them, the backward pass pretends the forward pass was `x.clamp(-1, 1)`: the gradient passes through
 # unchanged where `-1 < x < 1`, and is zero where `x` is beyond that range.
@@ -1101,6 +1113,9 @@ print("through NumPy:", [round(g, 4) for g in through_numpy.tolist()], "(no erro
 # %% [markdown]
 #
 # ### Your turn: `stable_softmax`
+#
+# **To write:** `stable_softmax(x)` is the softmax below with its two bugs fixed, written out (no
+# `torch.softmax`).
 #
 # Softmax turns each row of scores into probabilities: the exponential of every entry, divided by
 # the sum of the exponentials in that row. This first attempt gives the right numbers for small
@@ -1316,6 +1331,8 @@ print("after model.eval() alone, model(batch).requires_grad is", still_recording
 # %% [markdown]
 # ### Your turn: `predict`
 #
+# **To write:** `predict(model, x)` returns `model(x)` without recording a graph.
+#
 # Return `model(x)` computed without recording a graph: equal to `model(x)`, not requiring grad,
 # and without touching any parameter's `.grad`. Predicting must not disturb a training run in
 # progress: do not clear the gradients (`zero_grad()`), and do not switch gradients off for the rest
@@ -1518,6 +1535,9 @@ print("after net.eval():           requires_grad =", flag_in_eval_mode)
 
 # %% [markdown]
 # ### Your turn: `freeze_all_but_last`
+#
+# **To write:** `freeze_all_but_last(model)` leaves only the last layer of an `nn.Sequential`
+# trainable and returns its number of trainable entries.
 #
 # `model` is an `nn.Sequential` whose last layer, `model[-1]`, is an `nn.Linear` (with or without a
 # bias). Freeze every parameter of the model except those of its last layer, and make sure the last

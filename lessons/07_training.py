@@ -233,6 +233,9 @@ training_step_diagram()
 #
 # ### Your turn: `training_step`
 #
+# **To write:** `training_step(model, images, labels, optimizer, loss_fn)` makes one update and
+# returns the loss before it as a float.
+#
 # Write `training_step(model, images, labels, optimizer, loss_fn)`: one update, in the order above.
 # Return the loss before the update as a Python float. The parameters may arrive with stale
 # gradients in their `.grad`; those must not change the update. Leave `images` and `labels` as they are.
@@ -430,6 +433,9 @@ for seed in (0, 0, 1):
 #
 # ### Your turn: `make_loader`
 #
+# **To write:** `make_loader(images, labels, batch_size, seed)` returns a `DataLoader` of shuffled
+# batches whose order comes from `seed`.
+#
 # Write `make_loader(images, labels, batch_size, seed)`. `images` has shape `(N, C, H, W)` and
 # `labels` shape `(N,)`, with `N >= 1`. Return a `DataLoader` over the pairs `(images[i], labels[i])`
 # that:
@@ -546,6 +552,9 @@ except AttributeError as error:
 
 # %% [markdown]
 # ### Your turn: `TwoLayerNet`
+#
+# **To write:** `TwoLayerNet`, an `nn.Module`: flatten, linear, ReLU, linear, from images
+# `(N, 3, 32, 32)` to logits.
 #
 # Write the class `TwoLayerNet`, a subclass of `nn.Module` created as `TwoLayerNet()` or
 # `TwoLayerNet(hidden=..., num_classes=...)` (defaults `hidden=32`, `num_classes=4`). Its `forward`
@@ -694,6 +703,9 @@ print("back in training mode:", model.training, " and every layer too:", all(lay
 #
 # ### Your turn: `evaluate`
 #
+# **To write:** `evaluate(model, images, labels)` returns the accuracy of `model` on a batch, in
+# evaluation mode, as a float.
+#
 # Write `evaluate(model, images, labels)`: the accuracy of `model` on the batch as a Python float in
 # `[0, 1]`, computed in evaluation mode with no graph recorded. The model may arrive in training mode
 # or in evaluation mode, and may contain dropout: give it back in the mode it had. Do not change the
@@ -746,6 +758,9 @@ for case, seed, settings in hidden_cases:
 
 # %% [markdown]
 # ### Your turn: `train_one_epoch`
+#
+# **To write:** `train_one_epoch(model, loader, optimizer, loss_fn)` makes one update per batch of
+# `loader` and returns the mean loss.
 #
 # One pass over a DataLoader is an *epoch*. Write `train_one_epoch(model, loader, optimizer, loss_fn)`:
 #
@@ -875,6 +890,9 @@ else:
 
 # %% [markdown]
 # ### Your turn: `train_classifier`
+#
+# **To write:** `train_classifier(images, labels, device=None)` builds and trains a model that
+# classifies the course's images.
 #
 # Write `train_classifier(images, labels, device=None)`. It gets a training set from `make_images`
 # (images `(N, 3, 32, 32)` float32 on the CPU, labels int64), builds a model, trains it, and returns

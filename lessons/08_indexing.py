@@ -212,6 +212,9 @@ check_key(answer_mask_shape, (7, 5), name="answer_mask_shape",
 # %% [markdown]
 # ### Your turn: `masked_mean`
 #
+# **To write:** `masked_mean(x, mask)` returns the mean over the last dimension of the entries where
+# `mask` is True, 0 where none is.
+#
 # Sequences of different lengths are usually padded to one length `L` and stored with a mask that
 # says which entries are real. Write `masked_mean(x, mask)`: `x` has shape `(..., L)` (any number
 # of leading dimensions, none included) and holds finite floating-point numbers, and `mask` is a
@@ -377,6 +380,9 @@ check_key(answer_index_broadcast_shape, (2, 3, 7), name="answer_index_broadcast_
 
 # %% [markdown]
 # ### Your turn: `select_by_label`
+#
+# **To write:** `select_by_label(scores, labels)` returns each example's score for its own label,
+# `scores[i, labels[i]]`, with no Python loop.
 #
 # A classifier gives `scores` of shape `(N, C)`: one row per example, one column per class. The
 # true class of each example is in `labels`, an int64 tensor of shape `(N,)` with values in
@@ -636,6 +642,9 @@ print(pairs.long().tolist())
 # %% [markdown]
 # ### Your turn: `confusion_matrix`
 #
+# **To write:** `confusion_matrix(predicted, labels, num_classes)` counts each (true, predicted)
+# pair of classes, with no Python loop.
+#
 # A confusion matrix shows what a classifier gets wrong. For `predicted` and `labels`, int64
 # tensors of shape `(N,)` with values in `[0, num_classes)`, return the `(C, C)` int64 tensor
 # (`C = num_classes`) whose entry `[t, p]` counts the examples `i` with `labels[i] == t` and
@@ -735,6 +744,9 @@ print("topk(0):", tuple(scores.topk(0, dim=1).indices.shape))
 #
 # ### Your turn: `topk_mask`
 #
+# **To write:** `topk_mask(scores, k)` returns a bool mask, True at the `k` largest entries of each
+# row.
+#
 # For `scores` of shape `(N, C)` (float16, float32 or float64, possibly non-contiguous, with
 # distinct values within each row) and an int `k` with `0 <= k <= C`, return a bool tensor of shape
 # `(N, C)` that is True exactly at each row's `k` largest entries: `k = 0` gives all False, `k = C`
@@ -831,6 +843,9 @@ print((positions < lengths.unsqueeze(1)).int().tolist())   # (3, 1) against (4,)
 
 # %% [markdown]
 # ### Your turn: `embedding_bag_mean`
+#
+# **To write:** `embedding_bag_mean(table, index, lengths)` returns, for each bag, the mean of the
+# table rows it names, with no Python loop.
 #
 # `table` has shape `(V, D)` (float16, float32 or float64), `index` is an int64 tensor of shape
 # `(B, L)` with values in `[0, V)`, and `lengths` an int64 tensor of shape `(B,)` with values in
@@ -939,6 +954,9 @@ print("overlap in x, (1, 2):", (right - left).tolist(), " clamped:", (right - le
 
 # %% [markdown]
 # ### Your turn: `box_iou`
+#
+# **To write:** `box_iou(a, b)` returns the intersection over union of every box of `a` with every
+# box of `b`.
 #
 # For boxes `a` of shape `(N, 4)` and `b` of shape `(M, 4)` (rows `(x1, y1, x2, y2)` with
 # `x1 <= x2`, `y1 <= y2`; float16, float32 or float64, the same for both), return the `(N, M)`

@@ -239,6 +239,9 @@ print(tuple(x[::2].view(2, 2, 2).shape), "contiguous() of a contiguous tensor is
 # %% [markdown]
 # ### Your turn: `strides_after_permute`
 #
+# **To write:** `strides_after_permute(shape, dims)` works out the strides of a contiguous tensor
+# after `.permute(*dims)`, without making one.
+#
 # A contiguous tensor of shape `shape` is permuted with `.permute(*dims)`. Return the strides the
 # result has, as a tuple of ints, **worked out from the numbers**: the tests use shapes far too large
 # to allocate. Every size is at least 1; `dims` is a permutation of `range(len(shape))`; a 0-d shape
@@ -279,6 +282,9 @@ for shape, dims in cases:
 
 # %% [markdown]
 # ### Your turn: `contiguous_when_needed`
+#
+# **To write:** `contiguous_when_needed(x)` returns a contiguous tensor equal to `x`, copying only
+# when `x` is not contiguous.
 #
 # Return a contiguous tensor with `x`'s values, dtype, shape and device, copying only when you must:
 # when `x` is already contiguous, the result must share its memory (no copy); otherwise it must be a
@@ -385,6 +391,8 @@ print(gray.is_contiguous(), gray.is_contiguous(memory_format=torch.channels_last
 
 # %% [markdown]
 # ### Your turn: `to_channels_last_memory`
+#
+# **To write:** `to_channels_last_memory(x)` returns `x` stored channels last, with its strides.
 #
 # Return `(y, strides)`: `y` has `x`'s shape `(B, C, H, W)`, values, dtype and device and is stored
 # channels last (`y.is_contiguous(memory_format=torch.channels_last)` is True); `strides` is
@@ -518,6 +526,8 @@ check_key(answer_write_expanded, "C", name="answer_write_expanded",
 # %% [markdown]
 # ### Your turn: `tile_rows`
 #
+# **To write:** `tile_rows(row, n)` returns `n` copies of `row` stacked, in memory of their own.
+#
 # Return a tensor of shape `(n, *row.shape)` whose every entry `[i]` equals `row`, in memory of its
 # own: a write to one element must change no other element and not `row`. `row` may have any shape
 # (0-d gives `(n,)`), dtype and device, and be a view; `n >= 0`; leave `row` unchanged. The tests
@@ -595,6 +605,9 @@ storage_window(windows.shape, windows.stride(), windows.storage_offset(), name="
 
 # %% [markdown]
 # ### Your turn: `sliding_windows`
+#
+# **To write:** `sliding_windows(signal, size, step)` returns the windows of a 1-D signal as rows of
+# a view, with no copy.
 #
 # For a 1D `signal` of length `N`, a window `size` with `1 <= size <= N` and a `step >= 1`, return
 # the `(num_windows, size)` tensor whose row `i` is `signal[i * step : i * step + size]`, for every
@@ -705,6 +718,9 @@ print("base + 1 writes nothing in place:", base._version, "| the new tensor star
 
 # %% [markdown]
 # ### Your turn: `symmetrize_`
+#
+# **To write:** `symmetrize_(m)` replaces a square matrix by `(m + m.T) / 2` in its own memory and
+# returns it.
 #
 # Replace the square matrix `m` (shape `(n, n)`, `n >= 0`, float16, float32 or float64, on any
 # device) **in place** by `(m + m.T) / 2` of its old values, and return `m`. In place means in `m`'s

@@ -41,7 +41,8 @@ def test_lesson_bones(lesson):
 @pytest.mark.parametrize("lesson", lessons())
 def test_every_function_item_is_set_in_a_markdown_cell_of_its_own(lesson):
     """A function item's task opens with `### Your turn: `<item>`` in the markdown cell just before its
-    answer: text left in a test cell's comments is locked away in a code cell, or hidden with the tests."""
+    answer (text left in a test cell's comments is locked away in a code cell, or hidden with the tests),
+    then says what to write in at most two lines, then the details."""
     cells = _cells(lesson)
     for index, cell in enumerate(cells):
         if cell.kind != "answer" or cell.item.startswith(item_rules.QUIZ_PREFIX):
@@ -52,6 +53,12 @@ def test_every_function_item_is_set_in_a_markdown_cell_of_its_own(lesson):
         )
         assert any(line == f"### Your turn: `{cell.item}`" for line in before.lines), (
             f"{lesson}:{before.line_no}: the markdown cell before {cell.item}'s answer has no '### Your turn: `{cell.item}`'"
+        )
+        heading = before.lines.index(f"### Your turn: `{cell.item}`")
+        opening = "\n".join(before.lines[heading + 1 :]).strip("\n").split("\n\n")[0].splitlines()
+        assert opening[0].startswith(f"**To write:** `{cell.item}") and len(opening) <= 2, (
+            f"{lesson}:{before.line_no}: {cell.item}'s task opens with '**To write:** `{cell.item}...' in at most "
+            f"two lines, then the details; it opens with {opening}"
         )
     for cell in cells:
         if cell.kind in ("test", "answer"):
