@@ -109,6 +109,9 @@ check_key(answer_cuda_index, "A", name="answer_cuda_index",
 # %% [markdown]
 # ### Your turn: `same_place`
 #
+# **To write:** `same_place(a, b)` says whether two devices, device names or tensors' devices are
+# the same place.
+#
 # Return `True` when `a` and `b` name the same device, `False` otherwise. Each of `a` and `b` is a
 # `torch.device`, a string such as `"cuda:1"`, or a tensor (then its device counts).
 #
@@ -326,6 +329,9 @@ check_key(answer_unsynced_timing, "B", name="answer_unsynced_timing",
 # %% [markdown]
 # ### Your turn: `synchronize_if_needed`
 #
+# **To write:** `synchronize_if_needed(where)` waits for a CUDA device and returns True; for any
+# other device it returns False.
+#
 # A timer that reads the clock around GPU work must wait for the device first, and must not try to
 # on a device that has nothing to wait for. Write `synchronize_if_needed(where)`:
 #
@@ -370,10 +376,17 @@ if torch.cuda.is_available():
 # Ordinary CPU memory is *pageable*: the operating system may move it around, so on most machines
 # the GPU cannot read it directly. To copy from it, CUDA first copies the bytes into a *pinned*
 # (page-locked) staging buffer, then from there to the GPU. A tensor already in pinned memory
-# (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can a copy
-# to the GPU run in the background: `t.to("cuda", non_blocking=True)` then returns at once, and the
-# GPU can compute on the previous batch while the next one crosses the bus. From pageable memory,
-# `non_blocking=True` gains nothing: the copy still goes through the staging buffer first.
+# (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and from pinned memory
+# `t.to("cuda", non_blocking=True)` returns at once: the copy is queued on the current stream like a
+# kernel, and Python goes on (loading the next batch, queueing more work) while the bytes cross the
+# bus. From pageable memory the same call returns only once the bytes have been staged, so the
+# source can be reused at once, and the values that arrive are right either way.
+#
+# A stream runs its work in order: a copy waits for the kernels queued on its stream before it, and
+# the kernels queued after it wait for the copy. So on the one default stream the GPU never copies
+# the next batch *while* it computes on this one. For that overlap the copy goes on a second stream,
+# `side = torch.cuda.Stream()`, inside `with torch.cuda.stream(side):`, and the compute stream is
+# told to wait for it before using the batch: `torch.cuda.current_stream().wait_stream(side)`.
 #
 # `DataLoader(..., pin_memory=True)` puts each batch in pinned memory as it is made, which is the
 # usual way to get pinned batches; pinning is itself a copy, so pinning every tensor by hand right
@@ -403,9 +416,13 @@ print("a batch from DataLoader(pin_memory=True) is pinned:", first.is_pinned(), 
 # %% [markdown]
 # ### Your turn: `send_batch`
 #
+# **To write:** `send_batch(batch, device)` moves a nested batch to `device`, with
+# `non_blocking=True` exactly for the pinned tensors.
+#
 # Move a batch to `device` the way a training loop should: every tensor goes to `device`, with
 # `non_blocking=True` exactly for the tensors that are pinned (`t.is_pinned()`) and a blocking copy
-# for all the others.
+# for all the others. The rule is safe in every direction: a GPU tensor is never pinned, and a
+# non-blocking copy of one to the CPU could hand back a tensor whose values have not arrived yet.
 #
 # - `batch` is nested as in lesson {03_device}'s `move_batch`: dicts (keys kept in order), lists and tuples
 #   to any depth, with tensors and other values (ints, strings, `None`) as leaves, which come back
@@ -548,6 +565,9 @@ except pickle.UnpicklingError as err:
 # %% [markdown]
 # ### Your turn: `load_checkpoint`
 #
+# **To write:** `load_checkpoint(data, device)` loads the bytes of a checkpoint onto `device`,
+# whatever device saved it, without running code from the file.
+#
 # `data` is the bytes of a checkpoint written by `torch.save`, possibly on another machine. It
 # holds a dict whose values are tensors, numbers, strings or dicts of those (a model's
 # `state_dict`, perhaps under a key, with an epoch number beside it). Return what it holds with every
@@ -671,6 +691,9 @@ print("deterministic algorithms:", torch.are_deterministic_algorithms_enabled())
 
 # %% [markdown]
 # ### Your turn: `repeatable_losses`
+#
+# **To write:** `repeatable_losses(x, y, num_classes, seed, epochs)` trains a linear classifier and
+# returns its batch losses, the same list for the same seed.
 #
 # Each update is one training step, as the training lesson wrote it:
 #
@@ -834,6 +857,9 @@ check_key(answer_inference_tensor, "D", name="answer_inference_tensor",
 
 # %% [markdown]
 # ### Your turn: `predict_bf16`
+#
+# **To write:** `predict_bf16(weight, bias, x)` returns a linear layer's logits computed in bfloat16
+# for inference.
 #
 # Compute a linear layer's logits for inference in bfloat16. `weight` has shape
 # `(classes, features)`, `bias` shape `(classes,)`, `x` shape `(N, features)`; all three are float32

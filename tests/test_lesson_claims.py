@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.claims import Claim, ClaimFailed, load_all, run_claim
+from tests.claims import Claim, ClaimFailed, load_all, run_claim, still_said
 from tests.conftest import lessons
 
 CLAIMS = load_all()
@@ -21,6 +21,12 @@ CUDA = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reas
 @pytest.mark.parametrize("item", [pytest.param(c, id=c.id, marks=CUDA if c.cuda else ()) for c in CLAIMS])
 def test_claim(item):
     run_claim(item)
+
+
+def test_every_claim_still_quotes_its_lesson():
+    """Also the claims only a GPU can check: a sentence edited in a lesson is caught on a machine without one."""
+    gone = [f"{c.lesson}: {c.sentence[:90]}" for c in CLAIMS if not still_said(c)]
+    assert not gone, gone
 
 
 def test_claims_name_real_lessons():

@@ -66,9 +66,14 @@ class ClaimFailed(AssertionError):
     """The sentence is gone from its lesson, or PyTorch/NumPy no longer behave as it says."""
 
 
+def still_said(item: Claim, *, root: Path = ROOT) -> bool:
+    """Whether the lesson still says the claim's sentence (whitespace aside)."""
+    return _normalise(item.sentence) in lesson_text(item.lesson, root)
+
+
 def run_claim(item: Claim, *, root: Path = ROOT) -> None:
     """Check that the sentence is still in the lesson, then that it is still true."""
-    if _normalise(item.sentence) not in lesson_text(item.lesson, root):
+    if not still_said(item, root=root):
         raise ClaimFailed(f"lessons/{item.lesson}.py no longer says {item.sentence!r}: move the claim with the text")
     try:
         item.check()

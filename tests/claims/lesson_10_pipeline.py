@@ -300,8 +300,8 @@ def _():
 
 @claim(
     L,
-    "A tensor already in pinned memory (`t.pin_memory()`, `t.is_pinned()`) skips the staging copy, and only from pinned memory can "
-    'a copy to the GPU run in the background: `t.to("cuda", non_blocking=True)` then returns at once',
+    'from pinned memory `t.to("cuda", non_blocking=True)` returns at once: the copy is queued on the current stream like a '
+    "kernel, and Python goes on (loading the next batch, queueing more work) while the bytes cross the bus.",
     cuda=True,
 )
 def _():
@@ -318,16 +318,71 @@ def _():
 
 @claim(
     L,
-    "From pageable memory, `non_blocking=True` gains nothing: the copy still goes through the staging buffer first.",
+    "From pageable memory the same call returns only once the bytes have been staged, so the source can be reused at once, "
+    "and the values that arrive are right either way.",
     cuda=True,
 )
 def _():
     _needs_cuda()
     pageable = torch.randn(16 * 1024 * 1024)
+    kept = pageable.clone()
     assert not pageable.is_pinned()
-    moved = pageable.to("cuda", non_blocking=True)
     torch.cuda.synchronize()
-    assert torch.equal(moved.cpu(), pageable)
+    torch.cuda._sleep(int(1e8))
+    moved = pageable.to("cuda", non_blocking=True)
+    pageable.zero_()  # reusing the source right away must not change what arrives
+    torch.cuda.synchronize()
+    assert torch.equal(moved.cpu(), kept)
+
+
+@claim(
+    L,
+    "A stream runs its work in order: a copy waits for the kernels queued on its stream before it, and the kernels queued after "
+    "it wait for the copy.",
+    cuda=True,
+)
+def _():
+    _needs_cuda()
+    pinned = torch.randn(16 * 1024 * 1024).pin_memory()
+    target = torch.empty(pinned.shape, device="cuda")
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(1e8))
+    target.fill_(-1.0)  # queued before the copy: the copy must not be overwritten by it
+    target.copy_(pinned, non_blocking=True)
+    doubled = target * 2  # queued after the copy: must see the copied values
+    torch.cuda.synchronize()
+    assert torch.equal(target.cpu(), pinned) and torch.equal(doubled.cpu(), pinned * 2)
+
+
+@claim(
+    L,
+    "For that overlap the copy goes on a second stream, `side = torch.cuda.Stream()`, inside `with torch.cuda.stream(side):`, "
+    "and the compute stream is told to wait for it before using the batch: `torch.cuda.current_stream().wait_stream(side)`.",
+    cuda=True,
+)
+def _():
+    _needs_cuda()
+    pinned = torch.randn(16 * 1024 * 1024).pin_memory()
+    side = torch.cuda.Stream()
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(2e9))  # the compute stream is busy for a while
+    with torch.cuda.stream(side):
+        moved = pinned.to("cuda", non_blocking=True)
+    side.synchronize()
+    assert not torch.cuda.current_stream().query(), (
+        "the copy on the second stream finished while the first still computed"
+    )
+    torch.cuda.current_stream().wait_stream(side)
+    total = moved.sum()
+    torch.cuda.synchronize()
+    assert torch.isclose(total.cpu(), pinned.sum(), rtol=1e-4)
+
+
+@claim(L, "a GPU tensor is never pinned", cuda=True)
+def _():
+    _needs_cuda()
+    assert not torch.zeros(3, device="cuda").is_pinned()
+    assert not torch.zeros(3).pin_memory().to("cuda").is_pinned()
 
 
 @claim(L, "`DataLoader(..., pin_memory=True)` puts each batch in pinned memory as it is made", cuda=True)
