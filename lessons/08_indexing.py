@@ -824,6 +824,37 @@ print(tuple(torch.einsum("bij,bjk->bik", batch, batch.transpose(1, 2)).shape))
 print(torch.einsum("ii->i", torch.arange(9.0, device=device).reshape(3, 3)).tolist())
 
 # %% [markdown]
+# ### Quiz: which letters an einsum keeps
+#
+# ```python
+# q = torch.randn(2, 4, 5, 8)
+# k = torch.randn(2, 4, 7, 8)
+# out = torch.einsum("bhqd,bhkd->hkq", q, k)
+# ```
+#
+# What is `out.shape`? Answer with a tuple of ints.
+
+# %% answer answer_einsum_shape quiz=rule
+# A tuple of ints, for example (1, 2, 3).
+answer_einsum_shape = None
+### BEGIN SOLUTION
+answer_einsum_shape = (4, 7, 5)
+### END SOLUTION
+
+# %% test answer_einsum_shape points=1
+from course.quiz import check_int_tuple, form_checked
+
+check_int_tuple(answer_einsum_shape, name="answer_einsum_shape")
+form_checked("answer_einsum_shape")
+### BEGIN HIDDEN TESTS
+from course.quiz import check_key
+
+check_key(answer_einsum_shape, (4, 7, 5), name="answer_einsum_shape",
+          why="The letters after -> are kept, in the order written there: h (4), k (7), q (5). b and d appear in the "
+              "inputs but not after ->, so they are summed over and leave no dimension: (4, 7, 5).")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## Practice: averaging bags of embeddings
 #
 # A sentence of token ids becomes one vector in many text models: look up each token's row of an

@@ -226,6 +226,11 @@ def test_mask_shape_key():
     assert tuple(x[mask].shape) == key_of(QUIZ_LESSON, "answer_mask_shape")
 
 
+def test_einsum_shape_key():
+    q, k = torch.randn(2, 4, 5, 8), torch.randn(2, 4, 7, 8)
+    assert tuple(torch.einsum("bhqd,bhkd->hkq", q, k).shape) == key_of(QUIZ_LESSON, "answer_einsum_shape")
+
+
 def test_gather_dim0_key():
     x = torch.tensor([[10, 20, 30], [40, 50, 60]])
     found = outcome(lambda: x.gather(0, torch.tensor([[1, 0, 1]])).tolist())

@@ -518,6 +518,30 @@ answer_advanced_index_copies = " d "''',
 answer_advanced_index_copies = "ABCD"[3]""",
         ],
     },
+    "answer_einsum_shape": {
+        "wrong": [
+            # The attention scores' usual layout, as if the spec ended in ->bhqk.
+            """# A tuple of ints, for example (1, 2, 3).
+answer_einsum_shape = (2, 4, 5, 7)""",
+            # The kept letters in the order the inputs name them, not the order after ->.
+            """# A tuple of ints, for example (1, 2, 3).
+answer_einsum_shape = (4, 5, 7)""",
+            # The summed letters kept as well.
+            """# A tuple of ints, for example (1, 2, 3).
+answer_einsum_shape = (2, 4, 7, 5, 8)""",
+        ],
+        "right": [
+            """# A tuple of ints, for example (1, 2, 3).
+answer_einsum_shape = (4, 7, 5)""",
+            """# A tuple of ints, for example (1, 2, 3).
+answer_einsum_shape = [4, 7, 5]""",
+            """# A tuple of ints, for example (1, 2, 3).
+import torch
+q = torch.randn(2, 4, 5, 8)
+k = torch.randn(2, 4, 7, 8)
+answer_einsum_shape = tuple(torch.einsum("bhqd,bhkd->hkq", q, k).shape)""",
+        ],
+    },
     "answer_mask_shape": {
         "wrong": [
             # The number of True cells alone.
