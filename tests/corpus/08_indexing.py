@@ -540,6 +540,10 @@ import torch
 q = torch.randn(2, 4, 5, 8)
 k = torch.randn(2, 4, 7, 8)
 answer_einsum_shape = tuple(torch.einsum("bhqd,bhkd->hkq", q, k).shape)""",
+            """import torch
+answer_einsum_shape = torch.Size([4, 7, 5])""",
+            """import numpy as np
+answer_einsum_shape = (np.int64(4), np.int64(7), np.int64(5))""",
         ],
     },
     "answer_mask_shape": {
