@@ -373,9 +373,9 @@ def _():
         "the copy on the second stream finished while the first still computed"
     )
     torch.cuda.current_stream().wait_stream(side)
-    total = moved.sum()
+    doubled = moved * 2  # queued on the compute stream, after the wait: sees the copied batch
     torch.cuda.synchronize()
-    assert torch.isclose(total.cpu(), pinned.sum(), rtol=1e-4)
+    assert torch.equal(doubled.cpu(), pinned * 2)
 
 
 @claim(L, "a GPU tensor is never pinned", cuda=True)
