@@ -51,7 +51,7 @@ def test_every_function_item_is_set_in_a_markdown_cell_of_its_own(lesson):
         assert before is not None and before.kind == "markdown", (
             f"{lesson}: {cell.item}'s answer follows no markdown cell"
         )
-        assert any(line == f"### Your turn: `{cell.item}`" for line in before.lines), (
+        assert f"### Your turn: `{cell.item}`" in before.lines, (
             f"{lesson}:{before.line_no}: the markdown cell before {cell.item}'s answer has no '### Your turn: `{cell.item}`'"
         )
         heading = before.lines.index(f"### Your turn: `{cell.item}`")

@@ -203,10 +203,10 @@ def number_references(cells: list[Cell], order: list[str], *, name: str = "<less
 def lesson_title(course_dir: Path, lesson: str) -> str:
     """The title a lesson file gives itself, without any "Lesson N: " written in front of it."""
     path = course_dir / "lessons" / f"{lesson}.py"
-    for cell in parse_lesson(path.read_text(encoding="utf-8"), name=str(path))[:1]:
-        match = TITLE.match(cell.lines[0]) if cell.kind == "markdown" and cell.lines else None
-        if match:
-            return match["title"]
+    cells = parse_lesson(path.read_text(encoding="utf-8"), name=str(path))
+    match = TITLE.match(cells[0].lines[0]) if cells and cells[0].kind == "markdown" and cells[0].lines else None
+    if match:
+        return match["title"]
     raise LessonSyntaxError(f"{path}: the first cell must be a markdown cell whose first line is '# <title>'")
 
 
@@ -236,10 +236,9 @@ def render(lesson_file: Path) -> str:
     cells = parse_lesson(lesson_file.read_text(encoding="utf-8"), name=str(lesson_file))
     course_dir = lesson_file.parent.parent
     order = course_order(course_dir)
-    if lesson_file.stem in order:
-        number_title(cells, order.index(lesson_file.stem) + 1)
     number_references(cells, order, name=str(lesson_file))
     if lesson_file.stem in order:
+        number_title(cells, order.index(lesson_file.stem) + 1)
         point_to_next(cells, course_dir, order, lesson_file.stem)
     return nbformat.writes(build_notebook(cells)) + "\n"
 

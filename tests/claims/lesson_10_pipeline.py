@@ -32,6 +32,13 @@ def _needs_cuda() -> None:
         pytest.skip("needs a CUDA GPU")
 
 
+def _busy_stream(cycles: int = int(1e8)) -> None:
+    """Queue a kernel that spins for `cycles` GPU clock cycles on an idle current stream, so that work
+    queued after it cannot have finished when the next line looks."""
+    torch.cuda.synchronize()
+    torch.cuda._sleep(cycles)
+
+
 def _needs_no_cuda() -> None:
     if torch.cuda.is_available():
         pytest.skip("about a machine without CUDA")
@@ -308,8 +315,7 @@ def _():
     _needs_cuda()
     pinned = torch.randn(64 * 1024 * 1024).pin_memory()
     assert pinned.is_pinned()
-    torch.cuda.synchronize()
-    torch.cuda._sleep(int(1e8))  # keep the stream busy so that a queued copy cannot have finished
+    _busy_stream()
     moved = pinned.to("cuda", non_blocking=True)
     assert not torch.cuda.current_stream().query()
     torch.cuda.synchronize()
@@ -327,8 +333,7 @@ def _():
     pageable = torch.randn(16 * 1024 * 1024)
     kept = pageable.clone()
     assert not pageable.is_pinned()
-    torch.cuda.synchronize()
-    torch.cuda._sleep(int(1e8))
+    _busy_stream()
     moved = pageable.to("cuda", non_blocking=True)
     pageable.zero_()  # reusing the source right away must not change what arrives
     torch.cuda.synchronize()
@@ -345,8 +350,7 @@ def _():
     _needs_cuda()
     pinned = torch.randn(16 * 1024 * 1024).pin_memory()
     target = torch.empty(pinned.shape, device="cuda")
-    torch.cuda.synchronize()
-    torch.cuda._sleep(int(1e8))
+    _busy_stream()
     target.fill_(-1.0)  # queued before the copy: the copy must not be overwritten by it
     target.copy_(pinned, non_blocking=True)
     doubled = target * 2  # queued after the copy: must see the copied values
@@ -364,8 +368,7 @@ def _():
     _needs_cuda()
     pinned = torch.randn(16 * 1024 * 1024).pin_memory()
     side = torch.cuda.Stream()
-    torch.cuda.synchronize()
-    torch.cuda._sleep(int(2e9))  # the compute stream is busy for a while
+    _busy_stream(int(2e9))  # the compute stream is busy for a while
     with torch.cuda.stream(side):
         moved = pinned.to("cuda", non_blocking=True)
     side.synchronize()
@@ -410,8 +413,7 @@ def _():
 def _():
     _needs_cuda()
     big = torch.randn(64 * 1024 * 1024, device="cuda")
-    torch.cuda.synchronize()
-    torch.cuda._sleep(int(1e8))
+    _busy_stream()
     back = big.to("cpu", non_blocking=True)
     assert back.is_pinned() and not torch.cuda.current_stream().query()
     torch.cuda.synchronize()
