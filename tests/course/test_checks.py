@@ -186,3 +186,16 @@ def test_a_fix_is_told_at_the_second_failure_of_a_check_only(monkeypatch):
         with pytest.raises(checks.CheckFailed, match=r"^Expected a, found b\.$"):
             checks.fail("Expected a, found b.")
     checks.check_true(True, "never shown", fix="Count from one.")
+
+
+def test_the_hint_count_changes_words_never_verdicts(monkeypatch):
+    """Student code can write to `FAILURES` (it lives in the student's kernel): all that buys is the fix
+    sentence, which is lesson text. A failing check still fails and a passing one still passes."""
+    from course import checks
+
+    forged: dict = {}
+    monkeypatch.setattr(checks, "FAILURES", forged)
+    forged["Count from one."] = 10**9
+    with pytest.raises(checks.CheckFailed, match=r"^Expected 3, found 4\. Hint: Count from one\.$"):
+        checks.check_true(False, "Expected 3, found 4.", fix="Count from one.")
+    checks.check_true(True, "never shown", fix="Count from one.")
