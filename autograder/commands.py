@@ -67,14 +67,16 @@ def release(
 
 
 def submitted_pairs(course_dir: Path, assignments: list[str], student: str | None) -> list[tuple[str, str]]:
-    """(student, assignment) for every submission folder present."""
+    """(student, assignment) for every submission folder present, but for the students nbgrader's
+    `c.CourseDirectory.student_id_exclude` leaves out."""
     submitted = course_dir / "submitted"
     if not submitted.is_dir():
         raise UsageError(f"nothing to grade: {submitted} does not exist")
     students = [student] if student else sorted(p.name for p in submitted.iterdir() if p.is_dir())
     if student and not (submitted / student).is_dir():
         raise UsageError(f"no submissions for student {student!r} in {submitted}")
-    return [(s, a) for s in students for a in assignments if (submitted / s / a).is_dir()]
+    excluded = str(nbconfig.section(course_dir, "CourseDirectory").get("student_id_exclude") or "").split(",")
+    return [(s, a) for s in students if s not in excluded for a in assignments if (submitted / s / a).is_dir()]
 
 
 def grade(
@@ -413,7 +415,7 @@ def _grade_and_print(course_dir: Path, args: argparse.Namespace) -> int:
     print(speed_summary(stats))
     for line in problem_lines(stats, failed):
         print(line)
-    return 0
+    return 1 if failed else 0  # as `nbgrader autograde` does, so a script notices a submission left ungraded
 
 
 def run(command: str, course_dir: Path, args: argparse.Namespace) -> int:

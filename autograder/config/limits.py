@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 
 @dataclass(frozen=True)
 class Limits:
-    cell_timeout: float = 60.0
+    cell_timeout: float = 30.0  # nbgrader's own default for c.Execute.timeout
     notebook_timeout: float = 300.0
     memory_mb: int = 4096
     output_kb: int = 1024

@@ -41,7 +41,10 @@ class Autograder(Configurable):
     """The grader's settings (c.Autograder.* in nbgrader_config.py)."""
 
     cell_timeout = _limit(
-        CFloat, "cell_timeout", "seconds for one student cell, or for one test cell's calls into the child"
+        CFloat,
+        "cell_timeout",
+        "seconds for one student cell, or for one test cell's calls into the child; unset, c.Execute.timeout "
+        "as nbgrader takes it (None or -1: only the notebook's limit)",
     )
     notebook_timeout = _limit(
         CFloat, "notebook_timeout", "seconds for the whole notebook; cells after it are not run, their tests fail"
@@ -131,6 +134,21 @@ def names() -> list[str]:
     return list(Autograder.class_own_traits(config=True))
 
 
+def _execute_timeout(config, notebook_timeout: float) -> float:
+    """nbgrader's limit on one cell, for a course that sets no c.Autograder.cell_timeout: c.Execute.timeout,
+    where None or a value under 1 means no limit of its own (the notebook's limit still holds), else nbgrader's default."""
+    if "timeout" not in config.get("Execute", {}):
+        return Limits.cell_timeout
+    value = config.Execute.timeout
+    if value is None:
+        return notebook_timeout
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise SettingsError(f"c.Execute.timeout must be a number or None, got {value!r}") from None
+    return seconds if seconds > 0 else notebook_timeout
+
+
 def read(course_dir: Path) -> Autograder:
     """The course's settings; SettingsError for an unknown key, a value of the wrong kind or a limit that
     is not positive."""
@@ -151,6 +169,8 @@ def read(course_dir: Path) -> Autograder:
         metadata = Autograder.class_traits()[key].metadata
         if (metadata.get("limit") or metadata.get("positive")) and not getattr(settings, key) > 0:
             raise SettingsError(f"c.{SECTION}.{key} must be positive, got {value!r}")
+    if "cell_timeout" not in given:
+        settings.cell_timeout = _execute_timeout(nbconfig.load(course_dir), settings.notebook_timeout)
     mismatch = items.marker_mismatch(nbconfig.load(course_dir))
     if mismatch:
         raise SettingsError(mismatch)

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.config import nbconfig
 from autograder.config.limits import Limits, as_dict
 from autograder.grades import records
 from autograder.grades import gradebook
@@ -148,6 +149,7 @@ def submissions(
     """A Submission for each pair, with a job for each notebook handed in; a job's key hashes everything
     its result depends on (the submission, the template, the limits, the course code, the other files)."""
     submissions: list[Submission] = []
+    keep_theirs = nbconfig.section(course_dir, "Autograde").get("exclude_overwriting") or {}
     for student, assignment in pairs:
         folder = course_dir / "submitted" / student / assignment
         names = notebooks_of[assignment]
@@ -161,10 +163,15 @@ def submissions(
             continue
         extras, notes = handed_in_files(folder, limits)
         source_dir = course_dir / "source" / assignment
+        # as nbgrader's autograde: the instructor's files replace the student's, but for exclude_overwriting's
+        not_ours = {os.path.normpath(name) for name in keep_theirs.get(assignment, [])}
         extras += [
             {"from": str(p), "to": str(p.relative_to(source_dir))}
             for p in sorted(source_dir.rglob("*"))
-            if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts
+            if p.is_file()
+            and p.suffix != ".ipynb"
+            and ".ipynb_checkpoints" not in p.parts
+            and str(p.relative_to(source_dir)) not in not_ours
         ]
         given = [(e["to"], _sha(Path(e["from"]).read_bytes())) for e in extras]
         # the note naming files left out reaches the student's feedback: a result depends on it too

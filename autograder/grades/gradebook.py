@@ -224,6 +224,7 @@ class Writer:
         self.course_dir = course_dir
         self.engine = None
         self._structure: dict[str, dict] = {}
+        self._late_plugin = None
 
     def __enter__(self) -> "Writer":
         return self
@@ -263,15 +264,63 @@ class Writer:
             return
         if self.engine is None:
             self.engine = create_engine(db_url(self.course_dir))
+            self._late_plugin = late_submission_plugin(self.course_dir)
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 with self.engine.begin() as conn:
                     _write_batch(conn, batch, self._structure)
+                    _assign_late_penalties(conn, batch, self._late_plugin)
                 return
             except write_errors():
                 if attempt == WRITE_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * 2**attempt)
+
+
+def late_submission_plugin(course_dir: Path):
+    """The late-submission plugin nbgrader's autograde would use for this course (`c.AssignLatePenalties.plugin_class`,
+    `c.LateSubmissionPlugin.penalty_method`), configured from its nbgrader_config.py."""
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    assigner = AssignLatePenalties(config=nbconfig.load(course_dir))
+    assigner.init_plugin()
+    return assigner.plugin_inst
+
+
+def _assign_late_penalties(conn, batch: list[Graded], plugin) -> None:
+    """What nbgrader's `AssignLatePenalties` sets after autograding: each notebook of a submission handed in after
+    its due date (the student's extension included) gets the plugin's penalty for its score, kept between 0 and
+    that score; every other notebook none."""
+    from nbgrader import api
+    from sqlalchemy import select, tuple_
+
+    keys = sorted({(g.assignment, g.student) for g in batch})
+    rows = conn.execute(
+        select(
+            api.SubmittedNotebook.id.label("id"),
+            api.SubmittedNotebook.score.label("score"),
+            api.SubmittedNotebook.late_submission_penalty.label("penalty"),
+            api.SubmittedAssignment.student_id.label("student"),
+            api.SubmittedAssignment.timestamp.label("timestamp"),
+            api.SubmittedAssignment.extension.label("extension"),
+            api.Assignment.duedate.label("duedate"),
+        )
+        .join(api.SubmittedAssignment, api.SubmittedAssignment.id == api.SubmittedNotebook.assignment_id)
+        .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)
+        .where(tuple_(api.Assignment.name, api.SubmittedAssignment.student_id).in_(keys))
+    ).all()
+    changed = []
+    for row in rows:
+        due = row.duedate if row.extension is None or row.duedate is None else row.duedate + row.extension
+        late = 0.0 if row.timestamp is None or due is None else max(0.0, (row.timestamp - due).total_seconds())
+        penalty = None
+        if late > 0:
+            penalty = plugin.late_submission_penalty(row.student, row.score, late)
+            if penalty is not None:
+                penalty = min(max(penalty, 0), row.score)
+        if penalty != row.penalty:
+            changed.append({"id": row.id, "late_submission_penalty": penalty})
+    _update(conn, _tables()[5], changed)
 
 
 def save_autograde(

@@ -107,6 +107,20 @@ class Connection:
                 continue
             return payload, data, True
 
+    def _exchange(self, header: dict | None, buffers: list[bytes]) -> tuple[dict, list[bytes], bool]:
+        """Send `header` (unless None), then wait for the next reply. An exception of the test's own that lands
+        meanwhile (a signal handler's) leaves a reply unread, which would answer the next request: the child is
+        given up instead, and the exception goes on to fail the test."""
+        try:
+            if header is not None:
+                self.channel.send(header, buffers)
+            return self.recv(self.deadline())
+        except (frames.WireError, frames.ChannelClosed, frames.Timeout):
+            raise
+        except BaseException:
+            self._die("SandboxDied", "a test's call to the notebook's code was interrupted before its answer came")
+            raise
+
     def request(self, op: str, *, args: tuple = (), kwargs: dict | None = None, **fields: Any) -> Any:
         if self.dead is not None:
             raise SandboxDied(self.dead.ename, self.dead.message)
@@ -121,12 +135,10 @@ class Connection:
                 header["kwargs"] = {str(k): encoder.encode(v) for k, v in (kwargs or {}).items()}
             buffers = encoder.buffers
         try:
-            self.channel.send(header, buffers)
-            while True:
-                reply, reply_buffers, sealed = self.recv(self.deadline())
-                if not sealed:
-                    break
+            reply, reply_buffers, sealed = self._exchange(header, buffers)
+            while sealed:
                 self.events.append("the notebook's process sent a probe report where none was asked for")
+                reply, reply_buffers, sealed = self._exchange(None, [])
         except frames.Timeout:
             raise self._die(
                 "TimeoutError", "the notebook's code ran past the grader's time limit while a test called it"
@@ -198,9 +210,10 @@ class Connection:
         }
         evidence: list[dict] = []
         try:
-            self.channel.send(header, encoder.buffers)
+            sending: dict | None = header
             while True:
-                payload, data, sealed = self.recv(self.deadline())
+                payload, data, sealed = self._exchange(sending, encoder.buffers)
+                sending = None
                 if not sealed:
                     raise TamperDetected("a reply that was not sealed by the grader's code came back from a probe")
                 if payload.get("req") != request:

@@ -349,12 +349,13 @@ def _kill(pid: int) -> None:
 
 
 def judge_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: cgroup.Group | None = None) -> None:
-    """A judge process: one JSON job per line in, one JSON result per line out."""
+    """A judge process: one JSON job per line in, one JSON result per line out.
+
+    Each notebook is graded in a fork of its own (`_grade_in_fork`), so nothing one notebook's test cells
+    leave behind (a patched module, a signal handler, torch's defaults, a seed) reaches the next one."""
     import signal
 
     import torch
-
-    from autograder.judge import notebook
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and closes our pipe
     torch.set_num_threads(1)
@@ -362,10 +363,46 @@ def judge_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: c
     results = os.fdopen(result_fd, "w", encoding="utf-8")
     for line in os.fdopen(job_fd, "r", encoding="utf-8"):
         job = json.loads(line)
-        try:
-            result = notebook.grade_job(job, control, memory=memory)
-        except Exception as exc:
-            traceback.print_exc()
-            result = jobs.failed_result(job, f"grader error: {type(exc).__name__}: {exc}")
-        results.write(json.dumps(notebook.utf8_values(result)) + "\n")
+        result = _grade_in_fork(job, control, memory)
+        if result is None:
+            # the fork died mid-notebook, perhaps mid-message to the zygote: this judge's channel cannot be
+            # trusted, so it stops and the pool answers the job and starts a fresh judge
+            raise RuntimeError(f"the judge's fork for job {job.get('key')} stopped without a result")
+        results.write(result + "\n")
         results.flush()
+
+
+def _grade_in_fork(job: dict, control: socket.socket, memory: cgroup.Group | None) -> str | None:
+    """One notebook graded in a child of the judge: its result as one JSON line, or None if the child died."""
+    from autograder.judge import notebook
+
+    read_end, write_end = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    judge = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(read_end)
+            layers.die_with_parent()
+            if os.getppid() != judge:
+                os._exit(1)
+            os.environ["NBGRADER_EXECUTION"] = "autograde"  # as nbgrader sets it while it autogrades
+            try:
+                result = notebook.grade_job(job, control, memory=memory)
+            except BaseException as exc:  # noqa: BLE001 - whatever stopped grading, the job gets an answer
+                traceback.print_exc()
+                result = jobs.failed_result(job, f"grader error: {type(exc).__name__}: {exc}")
+            with os.fdopen(write_end, "w", encoding="utf-8") as out:
+                out.write(json.dumps(notebook.utf8_values(result)))
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "r", encoding="utf-8") as answer:
+        text = answer.read()
+    os.waitpid(pid, 0)
+    return text if text.strip() else None

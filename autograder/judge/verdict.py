@@ -12,8 +12,11 @@ import ast
 import builtins
 import contextlib
 import functools
+import io
+import signal
 import symtable
 import time
+import tokenize
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -41,12 +44,42 @@ def free_names(source: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _compiled(source: str) -> tuple[Any, Any]:
-    """A test cell compiled once per judge (every student's copy of it is the same): (body, last expression)."""
+def _compiled(source: str) -> tuple[Any, Any, bool]:
+    """A test cell compiled once per notebook: (body, last expression, whether its value is shown)."""
     tree = ast.parse(source, "<test>", "exec")
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     body = compile(tree, "<test>", "exec")
-    return body, (compile(ast.Expression(last.value), "<test>", "eval") if last is not None else None)
+    shown = last is not None and not ends_with_semicolon(source)
+    return body, (compile(ast.Expression(last.value), "<test>", "eval") if last is not None else None), shown
+
+
+def ends_with_semicolon(source: str) -> bool:
+    """IPython's rule: a cell whose last token (comments and blank lines aside) is `;` shows no value."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    skipped = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
+    last = next((token for token in reversed(tokens) if token.type not in skipped), None)
+    return last is not None and last.type == tokenize.OP and last.string == ";"
+
+
+# Signals a test cell may catch; what it set is undone after the cell (`_restore_signals`), so an alarm
+# it left cannot land later inside the judge's own talk with the sandbox.
+_CATCHABLE = tuple(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP))
+_TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+
+
+def _signal_handlers() -> dict:
+    return {sig: signal.getsignal(sig) for sig in _CATCHABLE}
+
+
+def _restore_signals(saved: dict) -> None:
+    for timer in _TIMERS:
+        signal.setitimer(timer, 0)
+    for sig, handler in saved.items():
+        if handler is not None and signal.getsignal(sig) is not handler:
+            signal.signal(sig, handler)
 
 
 def _find_free_names(source: str) -> list[str]:
@@ -125,10 +158,11 @@ def run_test(
 
     probes.set_dispatcher(dispatch)
     tampering: list[str] = []
+    handlers = _signal_handlers()
     try:
         with contextlib.redirect_stdout(capture.stdout), contextlib.redirect_stderr(capture.stderr):
             try:
-                body, last = _compiled(source)
+                body, last, shown = _compiled(source)
                 for name in free_names(source):
                     value = conn.lookup(name)
                     if value is not MISSING:
@@ -138,7 +172,7 @@ def run_test(
                 exec(body, namespace)
                 if last is not None:
                     value = eval(last, namespace)
-                    if value is not None:
+                    if value is not None and shown:
                         capture.recorder.result({"text/plain": _safe_repr(value)}, {}, 0)
                 if conn.dead is not None:
                     raise conn.dead
@@ -146,9 +180,10 @@ def run_test(
                 tampering.append(getattr(exc, "detail", None) or _safe_str(exc))
             except SandboxDied as died:
                 return _failed(capture, died.ename, died.message, started, died=True, tampering=conn.take_events())
-            except Exception as exc:
+            except BaseException as exc:  # noqa: BLE001 - pytest's Failed, SystemExit, KeyboardInterrupt: the cell fails
                 return _failed(capture, type(exc).__name__, _safe_str(exc), started, tampering=conn.take_events())
     finally:
+        _restore_signals(handlers)
         probes.set_dispatcher(None)
         conn.echo = lambda name, text: None
     tampering += conn.take_events()

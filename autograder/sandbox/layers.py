@@ -166,6 +166,11 @@ def _prctl(option: int, arg: int = 0) -> None:
     _check(_libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0), f"prctl({option})")
 
 
+def die_with_parent() -> None:
+    """Have the kernel kill this process when the one that forked it dies, so nothing outlives a stopped judge."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), "unshare")
 
@@ -661,6 +666,7 @@ def confine(
         "TORCH_HOME",
     ):
         os.environ[var] = str(workdir)
+    os.environ["NBGRADER_EXECUTION"] = "autograde"  # as nbgrader sets it in the kernel it autogrades in
     tempfile.tempdir = None
 
     _prctl(PR_SET_NO_NEW_PRIVS, 1)

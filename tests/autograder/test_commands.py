@@ -48,3 +48,11 @@ def test_the_summary_prints_what_a_submission_wrote_as_plain_text():
         assert "\r" not in line and "\x1b" not in line and "\n" not in line, line
         assert line.startswith("  ") and not line.lstrip().startswith("TAMPERING victim")
     assert "\\x1b[2K" in lines[0] and lines[-1].startswith("  not graded: eve\\x1b[31m/01_tensors: ")
+
+
+def test_students_nbgrader_is_told_to_exclude_are_not_graded(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.student_id_exclude = 'bo,cy'\n")
+    for student in ("al", "bo", "cy", "di"):
+        (tmp_path / "submitted" / student / "01_tensors").mkdir(parents=True)
+    assert commands.submitted_pairs(tmp_path, ["01_tensors"], None) == [("al", "01_tensors"), ("di", "01_tensors")]
+    assert commands.submitted_pairs(tmp_path, ["01_tensors"], "bo") == []

@@ -55,6 +55,25 @@ def test_values_reach_the_limits_in_any_numeric_form(tmp_path):
     assert settings.read(root).cluster == "tls://s:8786"
 
 
+@pytest.mark.parametrize(
+    "lines, seconds",
+    [
+        ("", 30.0),  # nbgrader's default for c.Execute.timeout
+        ("c.Execute.timeout = 7", 7.0),
+        ("c.Execute.timeout = 7\nc.Autograder.cell_timeout = 9", 9.0),
+        ("c.Execute.timeout = None\nc.Autograder.notebook_timeout = 250", 250.0),
+        ("c.Execute.timeout = -1", Limits.notebook_timeout),
+    ],
+)
+def test_a_course_without_a_cell_timeout_of_ours_keeps_nbgraders(tmp_path, lines, seconds):
+    assert settings.read_limits(course(tmp_path, lines)).cell_timeout == seconds
+
+
+def test_an_execute_timeout_that_is_not_a_number_is_one_line(tmp_path):
+    with pytest.raises(settings.SettingsError, match="c.Execute.timeout must be a number or None, got 'soon'"):
+        settings.read(course(tmp_path, 'c.Execute.timeout = "soon"'))
+
+
 @pytest.mark.process
 @pytest.mark.parametrize(
     "line, message",

@@ -194,6 +194,22 @@ def test_one_job_per_notebook_handed_in_carrying_what_grading_it_needs(course):
 
 
 @pytest.mark.process
+def test_a_file_nbgrader_is_told_not_to_overwrite_stays_the_students(course):
+    (course / "source" / LESSON / "helper.py").write_text("instructor's helper")
+    (course / "source" / LESSON / "table.csv").write_text("instructor's data")
+    (student_folder(course, "bo") / "helper.py").write_text("bo's helper")
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as handle:
+        handle.write(f"\nc.Autograde.exclude_overwriting = {{{LESSON!r}: ['./helper.py']}}\n")
+    by_student = {sub.student: sub for sub in planned(course)}
+    given = {
+        s: [(e["to"], Path(e["from"]).read_text()) for e in sub.jobs[LESSON]["extra_files"]]
+        for s, sub in by_student.items()
+    }
+    assert given["bo"] == [("helper.py", "bo's helper"), ("table.csv", "instructor's data")]
+    assert ("helper.py", "instructor's helper") not in given["ada"], "as nbgrader: never the instructor's copy"
+
+
+@pytest.mark.process
 def test_an_assignment_not_released_is_refused_with_the_reason(course):
     (course / "submitted" / "ada" / "99_unknown").mkdir()
     (sub,) = planned(course, [("ada", "99_unknown")])
