@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         "grade",
         help="autograde submitted/ into autograded/ and the gradebook",
         description="Grade submitted/<student>/<assignment>/ like `nbgrader autograde`: write "
-        "autograded/ and the gradebook, then print a summary. Exit status 1 when a submission could not be graded.",
+        "autograded/ and the gradebook, then print a summary.",
     )
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all in source/)")
     p.add_argument("--student", metavar="ID", help="grade only this student")

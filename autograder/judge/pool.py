@@ -9,6 +9,7 @@ replaced; its notebook fails with a reason.
 from __future__ import annotations
 
 import collections
+import gc
 import itertools
 import json
 import os
@@ -323,13 +324,21 @@ def _budget(job: dict, limits) -> float:
 
 
 def _warm_judge() -> None:
-    """What the judge needs, imported once in the coordinator before judge processes are forked."""
+    """What the judge needs, imported once in the coordinator before judge processes are forked: each notebook
+    is graded in a fresh fork, so whatever is not imported here is imported again for every notebook."""
+    import importlib
+    import pkgutil
+
     import numpy  # noqa: F401
     import torch
 
     import course.checks  # noqa: F401
-    import course.probes.core  # noqa: F401
+    import course.data  # noqa: F401
+    import course.probes
     import course.quiz  # noqa: F401
+
+    for found in pkgutil.iter_modules(course.probes.__path__):
+        importlib.import_module(f"course.probes.{found.name}")
     from autograder.child import runner  # noqa: F401
     from autograder.judge import notebook  # noqa: F401
     from autograder.child.zygote import warm_torch
@@ -360,6 +369,9 @@ def judge_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: c
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and closes our pipe
     torch.set_num_threads(1)
     os.dup2(2, 1)
+    # the garbage collector would walk every object torch and the course made and copy their pages into each
+    # notebook's fork; frozen, they stay shared
+    gc.freeze()
     results = os.fdopen(result_fd, "w", encoding="utf-8")
     for line in os.fdopen(job_fd, "r", encoding="utf-8"):
         job = json.loads(line)

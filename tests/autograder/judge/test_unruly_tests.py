@@ -204,13 +204,13 @@ def test_a_trailing_semicolon_shows_no_value(graded):
     assert not [o for o in cell.outputs if o.output_type == "execute_result"], cell.outputs
 
 
-def test_grade_exits_1_when_a_submission_could_not_be_graded(graded):
+def test_a_submission_that_cannot_be_graded_is_named_in_the_summary(graded):
     course, results = graded
     assert results[("broken", LESSON)] != "ok"
     proc = subprocess.run(
         [sys.executable, "-m", "autograder", "grade"], cwd=course, capture_output=True, text=True, timeout=600
     )
-    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert f"not graded: broken/{LESSON}" in proc.stdout
 
 
