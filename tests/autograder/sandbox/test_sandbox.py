@@ -912,7 +912,9 @@ def test_confine_keeps_only_the_allowed_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_TOKEN", "secret-in-the-graders-environment")
     out, _ = run_confined(tmp_path, _environment)
     assert "FAKE_TOKEN" not in out["environ"]
+    assert out["environ"]["NBGRADER_EXECUTION"] == "autograde", "as nbgrader's kernel while it autogrades"
     assert set(out["environ"]) <= set(layers.ENV_ALLOWED) | {
+        "NBGRADER_EXECUTION",
         "HOME",
         "TMPDIR",
         "TMP",
