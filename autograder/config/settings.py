@@ -152,7 +152,8 @@ def _execute_timeout(config, notebook_timeout: float) -> float:
 def read(course_dir: Path) -> Autograder:
     """The course's settings; SettingsError for an unknown key, a value of the wrong kind or a limit that
     is not positive."""
-    given = dict(nbconfig.load(course_dir).get(SECTION, {}))
+    config = nbconfig.load(course_dir)
+    given = dict(config.get(SECTION, {}))
     known = names()
     for key in given:
         if key not in known:
@@ -170,8 +171,8 @@ def read(course_dir: Path) -> Autograder:
         if (metadata.get("limit") or metadata.get("positive")) and not getattr(settings, key) > 0:
             raise SettingsError(f"c.{SECTION}.{key} must be positive, got {value!r}")
     if "cell_timeout" not in given:
-        settings.cell_timeout = _execute_timeout(nbconfig.load(course_dir), settings.notebook_timeout)
-    mismatch = items.marker_mismatch(nbconfig.load(course_dir))
+        settings.cell_timeout = _execute_timeout(config, settings.notebook_timeout)
+    mismatch = items.marker_mismatch(config)
     if mismatch:
         raise SettingsError(mismatch)
     for name in settings.sandbox_environment:

@@ -320,7 +320,7 @@ def _assign_late_penalties(conn, batch: list[Graded], plugin) -> None:
                 penalty = min(max(penalty, 0), row.score)
         if penalty != row.penalty:
             changed.append({"id": row.id, "late_submission_penalty": penalty})
-    _update(conn, _tables()[5], changed)
+    _update(conn, api.SubmittedNotebook.__table__, changed)
 
 
 def save_autograde(

@@ -400,7 +400,7 @@ def _grade_in_fork(job: dict, control: socket.socket, memory: cgroup.Group | Non
             layers.die_with_parent()
             if os.getppid() != judge:
                 os._exit(1)
-            os.environ["NBGRADER_EXECUTION"] = "autograde"  # as nbgrader sets it while it autogrades
+            os.environ.update(layers.AUTOGRADING)
             try:
                 result = notebook.grade_job(job, control, memory=memory)
             except BaseException as exc:  # noqa: BLE001 - whatever stopped grading, the job gets an answer

@@ -511,6 +511,9 @@ def _supervise(child: int, ready_w: int, keep_fds: list[int]) -> None:
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
+# What nbgrader sets in the kernel it autogrades in; the notebook's process and the judge both have it.
+AUTOGRADING = {"NBGRADER_EXECUTION": "autograde"}
+
 # Names the instructor passes on beyond `ENV_ALLOWED` (`c.Autograder.sandbox_environment`); set by the zygote.
 ENV_EXTRA: tuple[str, ...] = ()
 
@@ -666,7 +669,7 @@ def confine(
         "TORCH_HOME",
     ):
         os.environ[var] = str(workdir)
-    os.environ["NBGRADER_EXECUTION"] = "autograde"  # as nbgrader sets it in the kernel it autogrades in
+    os.environ.update(AUTOGRADING)
     tempfile.tempdir = None
 
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
