@@ -163,7 +163,6 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
                 points = nbmeta.get("points")
                 if isinstance(points, float) and points.is_integer():
                     nbmeta["points"] = int(points)
-            is_test = cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
             cells.append(
                 {
                     "id": cell.get("id"),
@@ -171,8 +170,9 @@ def template(course_dir: Path, assignment: str, notebook: str) -> dict:
                     "cell_type": cell.cell_type,
                     "locked": locked,
                     "nbgrader": nbmeta,
-                    # tests keep their hidden part (the judge needs it); answer cells keep the released stub
-                    "source": cell.source if is_test or locked else stored_source,
+                    # what nbgrader stored when it generated the assignment, as its autograde puts back: tests
+                    # with their hidden part and `### AUTOTEST` lines expanded, answer cells as the released stub
+                    "source": stored_source,
                     "stub": stored_source if meta.get("solution") else "",
                 }
             )
