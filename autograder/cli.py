@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
         "grade",
         help="autograde submitted/ into autograded/ and the gradebook",
         description="Grade submitted/<student>/<assignment>/ like `nbgrader autograde`: write "
-        "autograded/ and the gradebook, then print a summary.",
+        "autograded/ and the gradebook, then print a summary; exit 1 if a submission could not be graded, "
+        "as nbgrader autograde does.",
     )
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment ids (default: all in source/)")
     p.add_argument("--student", metavar="ID", help="grade only this student")

@@ -415,6 +415,12 @@ def _grade_and_print(course_dir: Path, args: argparse.Namespace) -> int:
     print(speed_summary(stats))
     for line in problem_lines(stats, failed):
         print(line)
+    if failed:  # as `nbgrader autograde`, which exits 1 when a submission failed
+        print(
+            f"autograder: {len(failed)} of {len(results)} submissions could not be graded (the 'not graded' lines above)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

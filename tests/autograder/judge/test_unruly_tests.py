@@ -204,14 +204,18 @@ def test_a_trailing_semicolon_shows_no_value(graded):
     assert not [o for o in cell.outputs if o.output_type == "execute_result"], cell.outputs
 
 
-def test_a_submission_that_cannot_be_graded_is_named_in_the_summary(graded):
+def test_a_submission_that_cannot_be_graded_is_named_and_the_command_exits_1(graded):
     course, results = graded
     assert results[("broken", LESSON)] != "ok"
+    assert [key for key, result in results.items() if result != "ok"] == [("broken", LESSON)]
     proc = subprocess.run(
         [sys.executable, "-m", "autograder", "grade"], cwd=course, capture_output=True, text=True, timeout=600
     )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert f"not graded: broken/{LESSON}" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"autograder: 1 of {len(results)} submissions could not be graded (the 'not graded' lines above)"
+    )
 
 
 def _test_cell(course, student: str, item: str):
