@@ -32,6 +32,7 @@ class Limits:
     stop_timeout: float = 10.0
     pool_start_timeout: float = 180.0
     judge_grace: float = 120.0
+    stderr_fails_test: bool = True  # nbgrader's rule: a test cell with anything on stderr scores 0
 
 
 def as_dict(limits: Limits) -> dict:

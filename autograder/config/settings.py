@@ -11,7 +11,7 @@ import difflib
 import textwrap
 from pathlib import Path
 
-from traitlets import CFloat, CInt, List, TraitError, Unicode
+from traitlets import Bool, CFloat, CInt, List, TraitError, Unicode
 from traitlets.config import Configurable
 
 from autograder.config import nbconfig
@@ -19,7 +19,13 @@ from autograder.rules import items
 from autograder.config.limits import Limits
 
 SECTION = "Autograder"
-KINDS = {"CFloat": "a number", "CInt": "a whole number", "List": "a list of variable names", "Unicode": "a string"}
+KINDS = {
+    "Bool": "True or False",
+    "CFloat": "a number",
+    "CInt": "a whole number",
+    "List": "a list of variable names",
+    "Unicode": "a string",
+}
 
 
 class SettingsError(ValueError):
@@ -108,6 +114,11 @@ class Autograder(Configurable):
         "seconds a judge may take on one notebook beyond notebook_timeout and cell_timeout together (forks, probes, "
         "writing the result) before it is stopped and the notebook fails",
     )
+    stderr_fails_test = Bool(
+        Limits.stderr_fails_test,
+        help="nbgrader's rule: a test cell that writes anything to stderr (a warning from the student's code "
+        "included) scores 0; False scores the verdict alone, and stderr is shown as stdout",
+    ).tag(config=True, limit="stderr_fails_test", switch=True)
     cluster_connect_timeout = _positive(30.0, "seconds to reach the Dask scheduler when a cluster run starts")
     cluster_check_interval = _positive(
         30.0, "how often, in seconds, a cluster run with nothing finished checks that the scheduler still has workers"
@@ -168,7 +179,11 @@ def read(course_dir: Path) -> Autograder:
             kind = KINDS.get(type(Autograder.class_traits()[key]).__name__, "value of its kind")
             raise SettingsError(f"c.{SECTION}.{key} must be {kind}, got {value!r}") from None
         metadata = Autograder.class_traits()[key].metadata
-        if (metadata.get("limit") or metadata.get("positive")) and not getattr(settings, key) > 0:
+        if (
+            (metadata.get("limit") or metadata.get("positive"))
+            and not metadata.get("switch")
+            and not getattr(settings, key) > 0
+        ):
             raise SettingsError(f"c.{SECTION}.{key} must be positive, got {value!r}")
     if "cell_timeout" not in given:
         settings.cell_timeout = _execute_timeout(config, settings.notebook_timeout)

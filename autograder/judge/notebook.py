@@ -60,18 +60,20 @@ def _clean_outputs(outputs: Any) -> list[dict]:
     return clean
 
 
-def _test_outputs(outputs: Any) -> list[dict]:
-    """A test cell's outputs, with what it wrote to stderr shown as stdout.
+def _test_outputs(outputs: Any, *, stderr_fails: bool) -> list[dict]:
+    """A test cell's outputs; with `stderr_fails` off, what it wrote to stderr is shown as stdout.
 
-    A test's score is its verdict: nbgrader scores a test cell 0 when its outputs hold a stderr
-    stream, so a warning from the student's code (PyTorch's UserWarnings) must not cost a passing
-    test; a failing one still holds its error. `course.checks.show_stderr_on_stdout` applies the
-    same rule in a notebook kernel, for stock nbgrader and for the student.
+    nbgrader scores a test cell 0 when its outputs hold a stderr stream, and so does the engine unless
+    the course sets `c.Autograder.stderr_fails_test = False`: then a test's score is its verdict, and a
+    warning from the student's code (PyTorch's UserWarnings) costs a passing test nothing; a failing one
+    still holds its error. `course.checks.show_stderr_on_stdout` applies that rule in a notebook kernel,
+    for stock nbgrader and for the student.
     """
     clean = _clean_outputs(outputs)
-    for out in clean:
-        if out["output_type"] == "stream":
-            out["name"] = "stdout"
+    if not stderr_fails:
+        for out in clean:
+            if out["output_type"] == "stream":
+                out["name"] = "stdout"
     return clean
 
 
@@ -284,7 +286,7 @@ class _NotebookRun:
         self.tampered(item, verdict.tampering)
         self.judge_s += time.perf_counter() - t0
         self.test_seconds[item or str(index)] = round(time.perf_counter() - t0, 4)
-        cell.outputs = self.kept(_test_outputs(verdict.outputs))
+        cell.outputs = self.kept(_test_outputs(verdict.outputs, stderr_fails=self.limits.stderr_fails_test))
         if session.memory_hit():
             cell.outputs.append(self.over_memory)
         cell.execution_count = self.count
@@ -343,7 +345,7 @@ class _NotebookRun:
             if role == "test":  # a traceback would show the hidden tests' source
                 cell.outputs = [
                     _error_output(o.ename, o.evalue) if o.output_type == "error" else o
-                    for o in _test_outputs(cell.outputs)
+                    for o in _test_outputs(cell.outputs, stderr_fails=self.limits.stderr_fails_test)
                 ]
             if status == "error" and not any(o["output_type"] == "error" for o in cell.outputs):
                 cell.outputs.append(_error_output(str(reply.get("ename", "Error")), str(reply.get("evalue", ""))))

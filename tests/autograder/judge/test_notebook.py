@@ -76,22 +76,26 @@ def test_clean_outputs_keeps_only_nbformat_outputs():
     assert notebook._clean_outputs({"output_type": "stream"}) == [] and notebook._clean_outputs(None) == []
 
 
-def test_test_outputs_show_stderr_as_stdout():
-    """nbgrader scores a test cell with a stderr stream as failed, so a passing test's warning must move to stdout;
-    its error output stays, and what is not an nbformat output is dropped as for any cell."""
+def test_test_outputs_show_stderr_as_stdout_where_the_course_opts_out():
+    """nbgrader scores a test cell with a stderr stream as failed; a course that opts out of that rule has a
+    passing test's warning moved to stdout; its error output stays, and what is not an nbformat output is
+    dropped as for any cell. Under nbgrader's rule the stderr stream stays stderr."""
     sent = [
         {"output_type": "stream", "name": "stderr", "text": "UserWarning: careful\n"},
         {"output_type": "stream", "name": "stdout", "text": "add passed\n"},
         {"output_type": "error", "ename": "CheckFailed", "evalue": "add(1, 2)", "traceback": []},
         {"output_type": "stream", "name": "bogus", "text": "dropped\n"},
     ]
-    outputs = notebook._test_outputs(sent)
+    outputs = notebook._test_outputs(sent, stderr_fails=False)
     assert [(o["output_type"], o.get("name"), o.get("text", o.get("ename"))) for o in outputs] == [
         ("stream", "stdout", "UserWarning: careful\n"),
         ("stream", "stdout", "add passed\n"),
         ("error", None, "CheckFailed"),
     ]
     _valid(outputs)
+    kept = notebook._test_outputs(sent, stderr_fails=True)
+    assert [o.get("name") for o in kept] == ["stderr", "stdout", None]
+    _valid(kept)
 
 
 def _text_cell(size: int) -> nbformat.NotebookNode:
