@@ -160,7 +160,7 @@ class JudgePool:
                     fd = judge_group.procs_fd()
                     cgroup.join(fd)
                     os.close(fd)
-                judge_loop(theirs, job_r, result_w, memory=sandbox_group)
+                judge_loop(theirs, job_r, result_w, memory=sandbox_group, scratch=self.scratch)
             except BaseException:
                 traceback.print_exc()
                 code = 1
@@ -357,7 +357,9 @@ def _kill(pid: int) -> None:
         pass
 
 
-def judge_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: cgroup.Group | None = None) -> None:
+def judge_loop(
+    control: socket.socket, job_fd: int, result_fd: int, *, memory: cgroup.Group | None = None, scratch: Path
+) -> None:
     """A judge process: one JSON job per line in, one JSON result per line out.
 
     Each notebook is graded in a fork of its own (`_grade_in_fork`), so nothing one notebook's test cells
@@ -375,7 +377,7 @@ def judge_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: c
     results = os.fdopen(result_fd, "w", encoding="utf-8")
     for line in os.fdopen(job_fd, "r", encoding="utf-8"):
         job = json.loads(line)
-        result = _grade_in_fork(job, control, memory)
+        result = _grade_in_fork(job, control, memory, scratch)
         if result is None:
             # the fork died mid-notebook, perhaps mid-message to the zygote: this judge's channel cannot be
             # trusted, so it stops and the pool answers the job and starts a fresh judge
@@ -384,7 +386,27 @@ def judge_loop(control: socket.socket, job_fd: int, result_fd: int, *, memory: c
         results.flush()
 
 
-def _grade_in_fork(job: dict, control: socket.socket, memory: cgroup.Group | None) -> str | None:
+def _notebook_folder(job: dict, *, under: Path) -> str:
+    """A folder holding the files handed to the notebook (the instructor's and the student's), made the
+    working directory of this fork: a test cell that opens `data.txt` reads it beside the notebook, as in
+    nbgrader's kernel, which runs in the autograded folder. It is made `under` the pool's scratch folder, which
+    the pool removes, so a fork killed mid-notebook leaves nothing behind."""
+    # an empty or relative entry of the search path would now name this folder, where a handed-in `json.py`
+    # would be what the judge imports next: each is pinned to the folder it named before
+    sys.path[:] = [os.path.abspath(entry) for entry in sys.path]
+    folder = tempfile.mkdtemp(prefix="notebook-", dir=under)
+    for name, data in jobs.files(job):
+        parts = Path(name).parts
+        if not parts or Path(name).is_absolute() or ".." in parts:
+            continue
+        target = Path(folder, *parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    os.chdir(folder)
+    return folder
+
+
+def _grade_in_fork(job: dict, control: socket.socket, memory: cgroup.Group | None, scratch: Path) -> str | None:
     """One notebook graded in a child of the judge: its result as one JSON line, or None if the child died."""
     from autograder.judge import notebook
 
@@ -394,7 +416,7 @@ def _grade_in_fork(job: dict, control: socket.socket, memory: cgroup.Group | Non
     judge = os.getpid()
     pid = os.fork()
     if pid == 0:
-        code = 0
+        code, folder = 0, None
         try:
             os.close(read_end)
             layers.die_with_parent()
@@ -402,6 +424,7 @@ def _grade_in_fork(job: dict, control: socket.socket, memory: cgroup.Group | Non
                 os._exit(1)
             os.environ.update(layers.AUTOGRADING)
             try:
+                folder = _notebook_folder(job, under=scratch)
                 result = notebook.grade_job(job, control, memory=memory)
             except BaseException as exc:  # noqa: BLE001 - whatever stopped grading, the job gets an answer
                 traceback.print_exc()
@@ -412,6 +435,8 @@ def _grade_in_fork(job: dict, control: socket.socket, memory: cgroup.Group | Non
             traceback.print_exc()
             code = 1
         finally:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
             os._exit(code)
     os.close(write_end)
     with os.fdopen(read_end, "r", encoding="utf-8") as answer:

@@ -36,7 +36,9 @@ ASSIGNMENTS = {  # assignment: (source notebook, {student: submitted notebook})
     "hidden_tests": ("test-hidden-tests", {"foo": "test-hidden-tests"}),
     "with_output": ("test-with-output", {"foo": "test-with-output"}),
     "environment": ("validating-environment-variable", {"foo": "validating-environment-variable"}),
+    "relative_file": ("open_relative_file", {"foo": "open_relative_file"}),  # reads data.txt beside the notebook
 }
+BESIDE = {"relative_file": "data.txt"}  # files of the assignment's source folder
 DELETES_A_STUDENT_NAME = "the test deletes and restores the student's `squares` (`del squares`)"
 DIFFERENT = {
     ("hidden_tests", "foo", "sum_of_squares_uses_squares"): DELETES_A_STUDENT_NAME,
@@ -81,6 +83,8 @@ def graded(tmp_path_factory):
         for assignment, (source, students) in ASSIGNMENTS.items():
             (course / "source" / assignment).mkdir(parents=True)
             shutil.copy(files / f"{source}.ipynb", course / "source" / assignment / "p1.ipynb")
+            if assignment in BESIDE:
+                shutil.copy(files / BESIDE[assignment], course / "source" / assignment / BESIDE[assignment])
             stock.run_nbgrader(course, "db", "assignment", "add", assignment)
             stock.generate_assignment(course, assignment)
             for student, submitted in students.items():
