@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autograder import commands
+from autograder import commands, stock
 from autograder.authoring import samples
 from autograder.config.limits import Limits, as_dict
 from autograder.coordinator import plan
@@ -256,6 +256,7 @@ def _edit_template(course: Path) -> None:
     assert "add(20, 22), 42" in cell.source
     cell.source = cell.source.replace("add(20, 22), 42", "add(20, 23), 43")
     nbformat.write(nb, path)
+    stock.generate_assignment(course, LESSON)  # tests are what nbgrader stored when it generated the assignment
 
 
 def _append(path: Path, data: bytes) -> None:
